@@ -1,0 +1,18 @@
+/* The sbctl commands, one file each (ctl/cmd_<name>.c).  Each takes the
+ * arguments after the command name (argv[0] is the command name) and returns
+ * the process exit status (DESIGN §0: 0, 1, 2, or 3). */
+#ifndef SB_CTL_COMMANDS_H
+#define SB_CTL_COMMANDS_H
+
+enum sb_exit {
+	SB_EXIT_OK = 0,
+	SB_EXIT_RUNTIME = 1,
+	SB_EXIT_USAGE = 2,
+	SB_EXIT_PROBLEM = 3,
+};
+
+int cmd_keygen(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,51 @@
+/* sbctl: a table of commands, one file each. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl/commands.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "keygen", cmd_keygen, "write a new HMAC key file" },
+	{ "log", cmd_log, "list and verify event logs" },
+	{ "plan", cmd_plan, "expand a benchmark spec into its children" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: sbctl COMMAND [ARGS...]\n\ncommands:\n", out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'sbctl COMMAND --help' describes a command; docs/cli.md has the full reference.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return SB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return SB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("sbctl %s\n", SB_VERSION);
+		return SB_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "sbctl: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return SB_EXIT_USAGE;
+}

@@ -1,0 +1,35 @@
+/* sbench — HMAC key files.
+ *
+ * A key file holds exactly SB_KEY_LEN random bytes, mode 0600, owned by the
+ * user.  The key is read from its file (O_NOFOLLOW, then fstat) and is never
+ * passed on a command line or in the environment. */
+#ifndef SBENCH_KEY_H
+#define SBENCH_KEY_H
+
+#include <stdint.h>
+
+#include "sbench/error.h"
+
+#define SB_KEY_LEN 32
+#define SB_KEY_ID_LEN 16 /* hex characters of the key id */
+
+struct sb_key {
+	uint8_t bytes[SB_KEY_LEN];
+	/* Lowercase hex of the first 8 bytes of SHA-256("sbench-key-id" || key):
+	 * names the key in start records without revealing it. */
+	char id[SB_KEY_ID_LEN + 1];
+};
+
+/* Writes a new random key to path with mode 0600; refuses (-1) to overwrite
+ * an existing file or to follow a symlink. */
+int sb_key_generate_file(const char *path, struct sb_error *err);
+
+/* Loads a key.  Refuses, each with its own message: a symlink, a file that is
+ * not a regular file, not owned by the effective user, with any group or
+ * other permission bit, or not exactly SB_KEY_LEN bytes long. */
+int sb_key_load(const char *path, struct sb_key *key, struct sb_error *err);
+
+/* Wipes the key from memory (OPENSSL_cleanse).  Accepts NULL. */
+void sb_key_cleanse(struct sb_key *key);
+
+#endif

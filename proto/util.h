@@ -1,0 +1,25 @@
+/* Small text utilities shared by every module. */
+#ifndef SB_PROTO_UTIL_H
+#define SB_PROTO_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SB_DOUBLE_TEXT_MAX 32
+
+/* The text of a float (DESIGN §2): the shortest printf("%.Ng"), N = 1..17,
+ * that reads back equal, with ".0" appended when it has no '.', 'e' or 'n'
+ * ("0.1", "1e-05", "1.0", "1e+20").  Returns buf. */
+char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX]);
+
+/* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */
+void sb_hex_encode(const uint8_t *in, size_t n, char *out);
+
+/* Parses exactly 2n lowercase or uppercase hex digits into out; -1 if not. */
+int sb_hex_decode(const char *hex, uint8_t *out, size_t n);
+
+/* RFC 3339 UTC text of a time in ns since the epoch, with nanoseconds:
+ * "2026-11-30T13:00:00.123456789Z".  buf needs 32 bytes.  Returns buf. */
+char *sb_fmt_time_ns(int64_t ns, char buf[32]);
+
+#endif
