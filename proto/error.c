@@ -18,15 +18,22 @@ int sb_errorf(struct sb_error *err, const char *fmt, ...)
 
 int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 {
-	char prefix[SB_ERROR_MAX], old[SB_ERROR_MAX];
+	char old[SB_ERROR_MAX];
+	size_t n;
 	va_list ap;
 
 	if (err == NULL)
 		return -1;
-	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
-	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	old[sizeof(old) - 1] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	n = strlen(err->msg);
+	if (n + 2 < sizeof(err->msg)) {
+		memcpy(err->msg + n, ": ", 3);
+		n += 2;
+		strncat(err->msg + n, old, sizeof(err->msg) - n - 1);
+	}
 	return -1;
 }

@@ -68,9 +68,13 @@ char *sb_fmt_time_ns(int64_t ns, char buf[32])
 		frac += 1000000000;
 		s -= 1;
 	}
+	char tmp[96];
+
 	gmtime_r(&s, &tm);
-	snprintf(buf, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
+	/* int64 ns spans the years 1677..2262, so the text always fits in 31 */
+	snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, frac);
+	snprintf(buf, 32, "%.31s", tmp);
 	return buf;
 }
