@@ -24,11 +24,11 @@ static void value_prefix(struct sb_json *j)
 
 static void open_container(struct sb_json *j, char c)
 {
-	value_prefix(j);
 	if (j->depth >= SB_JSON_MAX_DEPTH) {
 		j->error = true;
 		return;
 	}
+	value_prefix(j);
 	fputc(c, j->out);
 	j->need_comma[++j->depth] = false;
 }

@@ -1,0 +1,136 @@
+/* Shared text utilities: float text (DESIGN §2), hex, RFC 3339, JSON writer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proto/json.h"
+#include "proto/util.h"
+
+static void test_float_text(void **state)
+{
+	static const struct { double v; const char *text; } cases[] = {
+		{ 0.1, "0.1" }, { 1e-05, "1e-05" }, { 1.0, "1.0" }, { 1e20, "1e+20" },
+		{ 0.001, "0.001" }, { 2.5, "2.5" }, { 100.0, "1e+02" }, { 120.0, "1.2e+02" }, { -3.0, "-3.0" },
+		{ 5e-324, "5e-324" }, { 1.7976931348623157e308, "1.7976931348623157e+308" },
+		{ 0.30000000000000004, "0.30000000000000004" }, { 123456789.0, "123456789.0" },
+	};
+	char buf[SB_DOUBLE_TEXT_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sb_fmt_double(cases[i].v, buf);
+		assert_string_equal(buf, cases[i].text);
+		assert_true(strtod(buf, NULL) == cases[i].v);
+	}
+}
+
+static void test_hex_round_trip(void **state)
+{
+	uint8_t in[4] = { 0x00, 0xab, 0x10, 0xff }, out[4];
+	char hex[9];
+
+	(void)state;
+	sb_hex_encode(in, 4, hex);
+	assert_string_equal(hex, "00ab10ff");
+	assert_int_equal(sb_hex_decode("00AB10ff", out, 4), 0);
+	assert_memory_equal(in, out, 4);
+	assert_int_equal(sb_hex_decode("00ab10f", out, 4), -1);
+	assert_int_equal(sb_hex_decode("00ab10fg", out, 4), -1);
+}
+
+static void test_rfc3339(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(sb_fmt_time_ns(0, buf), "1970-01-01T00:00:00.000000000Z");
+	assert_string_equal(sb_fmt_time_ns(1796043600123456789LL, buf), "2026-11-30T13:00:00.123456789Z");
+	assert_string_equal(sb_fmt_time_ns(-1, buf), "1969-12-31T23:59:59.999999999Z");
+}
+
+static char *render(void (*fn)(struct sb_json *))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct sb_json j;
+
+	sb_json_init(&j, f);
+	fn(&j);
+	assert_false(sb_json_error(&j));
+	fclose(f);
+	return text;
+}
+
+static void doc_nested(struct sb_json *j)
+{
+	sb_json_obj_begin(j);
+	sb_json_key(j, "format");
+	sb_json_int(j, 1);
+	sb_json_key(j, "list");
+	sb_json_arr_begin(j);
+	sb_json_uint(j, 18446744073709551615ULL);
+	sb_json_double(j, 0.5);
+	sb_json_double(j, 1.0 / 0.0);
+	sb_json_bool(j, true);
+	sb_json_str(j, NULL);
+	sb_json_obj_begin(j);
+	sb_json_obj_end(j);
+	sb_json_arr_end(j);
+	sb_json_key(j, "s");
+	sb_json_str(j, "q\"b\\n\n\t\x01\x7f é \xff\xc3");
+	sb_json_obj_end(j);
+}
+
+static void test_json_document(void **state)
+{
+	char *text = render(doc_nested);
+
+	(void)state;
+	assert_string_equal(text,
+		"{\"format\":1,\"list\":[18446744073709551615,0.5,null,true,null,{}],"
+		"\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f é \\ufffd\\ufffd\"}");
+	free(text);
+}
+
+static void doc_unbalanced(struct sb_json *j)
+{
+	sb_json_arr_end(j);
+	j->error = false;
+	for (int i = 0; i < SB_JSON_MAX_DEPTH + 2; i++)
+		sb_json_arr_begin(j);
+}
+
+static void test_json_depth_limit(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct sb_json j;
+
+	(void)state;
+	sb_json_init(&j, f);
+	doc_unbalanced(&j);
+	assert_true(sb_json_error(&j));
+	fclose(f);
+	assert_int_equal(strlen(text), SB_JSON_MAX_DEPTH);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_float_text),
+		cmocka_unit_test(test_hex_round_trip),
+		cmocka_unit_test(test_rfc3339),
+		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_json_depth_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
