@@ -1,0 +1,37 @@
+/* File-system helpers for the benchmark directory on shared storage
+ * (DESIGN §3): atomic writes, fcntl locks, ownership checks. */
+#ifndef SB_CTL_FSUTIL_H
+#define SB_CTL_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sbench/error.h"
+
+/* Writes data to path atomically: a temporary file beside it (O_EXCL, mode),
+ * one write loop, fsync, rename over path, fsync of the directory.  With
+ * exclusive set, an existing path is refused (link(2) instead of rename).
+ * On failure nothing is left behind and an existing path is unchanged. */
+int sb_fs_write_atomic(const char *path, const void *data, size_t len,
+		       mode_t mode, int exclusive, struct sb_error *err);
+
+/* Reads a whole regular file of at most max bytes.  *data is NUL-terminated
+ * (not counted in *len); the caller frees it. */
+int sb_fs_read_file(const char *path, size_t max, char **data, size_t *len,
+		    struct sb_error *err);
+
+/* Creates path and its missing parents with mode (existing directories are
+ * fine). */
+int sb_fs_mkdirs(const char *path, mode_t mode, struct sb_error *err);
+
+/* Refuses (-1) a path not owned by the effective user, or writable by group
+ * or others; what names the object in the message ("benchmark directory"). */
+int sb_fs_check_owned(const char *path, const char *what, struct sb_error *err);
+
+/* Takes an exclusive fcntl (POSIX record) lock on path, created if needed,
+ * waiting for it (flock is local-only on some Lustre and NFS mounts).
+ * ENOLCK/ENOSYS is a clear error, never a silent pass.  Returns the fd
+ * holding the lock (close it to release), or -1. */
+int sb_fs_lock(const char *path, struct sb_error *err);
+
+#endif
