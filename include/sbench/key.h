@@ -29,6 +29,10 @@ int sb_key_generate_file(const char *path, struct sb_error *err);
  * other permission bit, or not exactly SB_KEY_LEN bytes long. */
 int sb_key_load(const char *path, struct sb_key *key, struct sb_error *err);
 
+/* Fills key from SB_KEY_LEN raw bytes and computes its id (for tests and
+ * for callers that hold the bytes already). */
+void sb_key_from_bytes(struct sb_key *key, const uint8_t bytes[SB_KEY_LEN]);
+
 /* Wipes the key from memory (OPENSSL_cleanse).  Accepts NULL. */
 void sb_key_cleanse(struct sb_key *key);
 

@@ -7,8 +7,11 @@
 #ifndef SBENCH_LOG_H
 #define SBENCH_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <msgpack.h>
 
 #include "sbench/error.h"
 #include "sbench/key.h"
@@ -53,5 +56,145 @@ uint64_t sb_log_writer_count(const struct sb_log_writer *w);
 
 /* Closes the file, reporting a close(2) error, and frees w (NULL is fine). */
 int sb_log_writer_close(struct sb_log_writer *w, struct sb_error *err);
+
+/* Like sb_log_writer_create, but writes to an open descriptor, which the
+ * writer then owns (closed by sb_log_writer_close).  `name` names it in
+ * messages.  For tests (e.g. /dev/full) and callers that open the file. */
+struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
+	const struct sb_key *key, const struct sb_run_ident *id,
+	struct sb_error *err);
+
+/* Test hook: take record times from now(arg) instead of CLOCK_REALTIME, so
+ * that golden files are reproducible.  now == NULL restores the real clock. */
+void sb_log_writer_set_clock(struct sb_log_writer *w,
+	int64_t (*now)(void *arg), void *arg);
+
+/* ---- limits (docs/event-log.md §7) ---------------------------------- */
+
+#define SB_LOG_MAGIC "SBE1"            /* the 4 bytes every frame starts with */
+#define SB_LOG_VERSION 1               /* the body's "v" */
+#define SB_LOG_HEADER_LEN 12           /* magic, body length, body CRC32C */
+#define SB_LOG_TAG_LEN 32              /* HMAC-SHA256 */
+#define SB_LOG_BODY_MAX (1u << 20)     /* largest body, bytes */
+#define SB_LOG_FILE_MAX (256u << 20)   /* largest log file the reader reads */
+#define SB_LOG_STR_MAX 1024            /* longest identity or type string */
+#define SB_LOG_HEAD_TEXT_MAX 96        /* "COUNT:TAGHEX" and its NUL */
+
+/* ---- reading and verifying ------------------------------------------ */
+
+/* The class of what follows the verified prefix (docs/event-log.md §5). */
+enum sb_log_tail {
+	SB_LOG_TAIL_OK,          /* nothing: every byte was a verified record */
+	SB_LOG_TAIL_TORN,        /* a short last frame (or zero fill): writer died or is writing */
+	SB_LOG_TAIL_CORRUPT,     /* bad magic, length, CRC, or an undecodable body */
+	SB_LOG_TAIL_BAD_MAC,     /* CRC fine, tag wrong: forged or wrong key */
+	SB_LOG_TAIL_CHAIN_BREAK, /* seq or prev wrong: reordered, deleted, duplicated */
+	SB_LOG_TAIL_FOREIGN,     /* a record of another benchmark, child or run */
+	SB_LOG_TAIL_ROLLBACK,    /* ends before, or disagrees with, a head seen before */
+};
+
+/* "ok", "torn_tail", "corrupt", "bad_mac", "chain_break", "foreign",
+ * "rollback" (the JSON names). */
+const char *sb_log_tail_name(enum sb_log_tail tail);
+
+/* What the class means, in words, e.g. "tag does not verify (forged or
+ * wrong key)". */
+const char *sb_log_tail_describe(enum sb_log_tail tail);
+
+/* A head: the number of verified records of a file and the tag of the last
+ * one.  Text form "COUNT:TAGHEX", e.g. "4:9f86...08" (64 hex digits). */
+struct sb_log_head {
+	uint64_t count;
+	uint8_t tag[SB_LOG_TAG_LEN];
+};
+
+/* Parses the text form; count must be at least 1. */
+int sb_log_head_parse(const char *text, struct sb_log_head *head,
+	struct sb_error *err);
+
+/* Writes the text form into buf. Returns buf. */
+char *sb_log_head_format(const struct sb_log_head *head,
+	char buf[SB_LOG_HEAD_TEXT_MAX]);
+
+/* One record as read.  Strings are NUL-terminated and NULL when absent;
+ * integers are -1 when absent.  Everything points into the result that
+ * holds the record (the payload too: copy out before destroying it). */
+struct sb_log_record {
+	uint64_t seq;
+	int64_t time_ns;
+	const char *type;
+	struct sb_run_ident id;
+	msgpack_object payload;         /* a map */
+	uint8_t tag[SB_LOG_TAG_LEN];
+	bool has_prev;
+	uint8_t prev[SB_LOG_TAG_LEN];
+	uint64_t offset;                /* byte offset of the frame in the file */
+	size_t size;                    /* frame length in bytes */
+	bool verified;                  /* part of the verified prefix */
+};
+
+/* What a reader checks besides the tags.  Identity: NULL strings and
+ * negative integers are not checked; only bench, child, attempt, job_id and
+ * restart are compared (every record is also compared with record 0 on all
+ * identity fields).  head: NULL, or a head seen before (rollback check). */
+struct sb_log_expect {
+	const struct sb_run_ident *id;
+	const struct sb_log_head *head;
+};
+
+struct sb_log_verifier;
+
+/* A verifier holds the keyed HMAC context; make one and read many files
+ * with it.  NULL on failure. */
+struct sb_log_verifier *sb_log_verifier_create(const struct sb_key *key,
+	struct sb_error *err);
+
+/* Frees the verifier and wipes its key.  Accepts NULL. */
+void sb_log_verifier_destroy(struct sb_log_verifier *v);
+
+struct sb_log_result;
+
+/* Reads and verifies a log file: the longest prefix of complete, authentic,
+ * in-chain records, then exactly one tail class.  Records after the prefix
+ * that still decode are included with verified == false.  NULL (and err)
+ * only when the file cannot be read at all (missing, unreadable, not a
+ * regular file, larger than SB_LOG_FILE_MAX); every problem of its content
+ * is a tail class, not an error.  expect may be NULL. */
+struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
+	const char *path, const struct sb_log_expect *expect,
+	struct sb_error *err);
+
+/* The same for the bytes buf[0..len) (copied). */
+struct sb_log_result *sb_log_read_buffer(struct sb_log_verifier *v,
+	const void *buf, size_t len, const struct sb_log_expect *expect,
+	struct sb_error *err);
+
+/* Decodes without a key: frames and bodies, no tags checked; every record
+ * has verified == false.  The tail is ok, torn_tail or corrupt. */
+struct sb_log_result *sb_log_decode_buffer(const void *buf, size_t len,
+	struct sb_error *err);
+
+/* Records in the result (verified ones first), and the i-th (i < count). */
+size_t sb_log_result_count(const struct sb_log_result *r);
+const struct sb_log_record *sb_log_result_record(const struct sb_log_result *r,
+	size_t i);
+
+/* How many records verified (they are records 0..verified-1). */
+size_t sb_log_result_verified(const struct sb_log_result *r);
+
+/* The tail class, and where it starts: the index of the first record not
+ * verified and its byte offset (equal to the file size for ok). */
+enum sb_log_tail sb_log_result_tail(const struct sb_log_result *r);
+uint64_t sb_log_result_tail_offset(const struct sb_log_result *r);
+
+/* One line saying what is wrong, e.g. "record 3 at byte 412: tag does not
+ * verify (forged or wrong key)"; "" when the tail is ok. */
+const char *sb_log_result_detail(const struct sb_log_result *r);
+
+/* The head of the verified prefix; -1 when no record verified. */
+int sb_log_result_head(const struct sb_log_result *r, struct sb_log_head *head);
+
+/* Frees the result and everything its records point to.  Accepts NULL. */
+void sb_log_result_destroy(struct sb_log_result *r);
 
 #endif

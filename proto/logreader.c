@@ -1,0 +1,477 @@
+/* The log reader: the longest verified prefix, then one tail class
+ * (docs/event-log.md §5 is the algorithm this follows step by step). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "proto/mac.h"
+#include "proto/record.h"
+#include "proto/util.h"
+#include "sbench/log.h"
+
+#define LATER_FRAME_PROBES 64
+
+struct sb_log_verifier {
+	struct sb_mac *mac;
+};
+
+struct sb_log_result {
+	uint8_t *data;
+	size_t len;
+	msgpack_zone *zone;
+	struct sb_log_record *recs;
+	size_t count, cap, verified;
+	enum sb_log_tail tail;
+	uint64_t tail_offset;
+	char detail[SB_ERROR_MAX + 128];
+};
+
+const char *sb_log_tail_name(enum sb_log_tail tail)
+{
+	switch (tail) {
+	case SB_LOG_TAIL_OK: return "ok";
+	case SB_LOG_TAIL_TORN: return "torn_tail";
+	case SB_LOG_TAIL_CORRUPT: return "corrupt";
+	case SB_LOG_TAIL_BAD_MAC: return "bad_mac";
+	case SB_LOG_TAIL_CHAIN_BREAK: return "chain_break";
+	case SB_LOG_TAIL_FOREIGN: return "foreign";
+	case SB_LOG_TAIL_ROLLBACK: return "rollback";
+	}
+	return "unknown";
+}
+
+const char *sb_log_tail_describe(enum sb_log_tail tail)
+{
+	switch (tail) {
+	case SB_LOG_TAIL_OK:
+		return "every record verifies";
+	case SB_LOG_TAIL_TORN:
+		return "the last record is incomplete (the writer died or is still writing; not tampering)";
+	case SB_LOG_TAIL_CORRUPT:
+		return "record is damaged (bad magic, length, crc or body)";
+	case SB_LOG_TAIL_BAD_MAC:
+		return "tag does not verify (forged or wrong key)";
+	case SB_LOG_TAIL_CHAIN_BREAK:
+		return "record is out of chain (reordered, deleted, duplicated or spliced)";
+	case SB_LOG_TAIL_FOREIGN:
+		return "record belongs to another benchmark, child or run";
+	case SB_LOG_TAIL_ROLLBACK:
+		return "log ends before, or disagrees with, a head seen before (rolled back)";
+	}
+	return "unknown tail class";
+}
+
+int sb_log_head_parse(const char *text, struct sb_log_head *head,
+	struct sb_error *err)
+{
+	const char *colon = strchr(text, ':');
+	char *end;
+	unsigned long long n;
+
+	if (colon == NULL || colon == text || text[0] < '0' || text[0] > '9')
+		return sb_errorf(err, "bad head '%s': expected COUNT:TAGHEX", text);
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (errno != 0 || end != colon || n == 0)
+		return sb_errorf(err, "bad head '%s': COUNT must be a positive integer", text);
+	if (sb_hex_decode(colon + 1, head->tag, SB_LOG_TAG_LEN) < 0)
+		return sb_errorf(err, "bad head '%s': TAGHEX must be %d hex digits",
+			text, 2 * SB_LOG_TAG_LEN);
+	head->count = n;
+	return 0;
+}
+
+char *sb_log_head_format(const struct sb_log_head *head,
+	char buf[SB_LOG_HEAD_TEXT_MAX])
+{
+	char hex[2 * SB_LOG_TAG_LEN + 1];
+
+	sb_hex_encode(head->tag, SB_LOG_TAG_LEN, hex);
+	snprintf(buf, SB_LOG_HEAD_TEXT_MAX, "%" PRIu64 ":%s", head->count, hex);
+	return buf;
+}
+
+struct sb_log_verifier *sb_log_verifier_create(const struct sb_key *key,
+	struct sb_error *err)
+{
+	struct sb_log_verifier *v = calloc(1, sizeof(*v));
+
+	if (v == NULL) {
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	v->mac = sb_mac_create(key->bytes, SB_KEY_LEN, err);
+	if (v->mac == NULL) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void sb_log_verifier_destroy(struct sb_log_verifier *v)
+{
+	if (v == NULL)
+		return;
+	sb_mac_destroy(v->mac);
+	free(v);
+}
+
+/* ---- the walk ---- */
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Why rec is not of the run of first / expect, or NULL when it is. */
+static const char *foreign_reason(const struct sb_run_ident *r,
+	const struct sb_run_ident *first, const struct sb_run_ident *want)
+{
+	if (want != NULL) {
+		if (want->bench != NULL && !str_eq(want->bench, r->bench))
+			return "benchmark differs from the expected one";
+		if (want->child >= 0 && want->child != r->child)
+			return "child differs from the expected one";
+		if (want->attempt >= 0 && want->attempt != r->attempt)
+			return "attempt differs from the expected one";
+		if (want->job_id != NULL && !str_eq(want->job_id, r->job_id))
+			return "job id differs from the expected one";
+		if (want->restart >= 0 && want->restart != r->restart)
+			return "restart count differs from the expected one";
+	}
+	if (first == NULL)
+		return NULL;
+	if (!str_eq(first->bench, r->bench) || !str_eq(first->child_digest, r->child_digest) ||
+	    first->child != r->child)
+		return "benchmark or child differs from record 0's";
+	if (first->attempt != r->attempt || first->restart != r->restart ||
+	    !str_eq(first->cluster, r->cluster) || !str_eq(first->job_id, r->job_id) ||
+	    !str_eq(first->array_job_id, r->array_job_id) ||
+	    !str_eq(first->array_task_id, r->array_task_id))
+		return "run (attempt, restart, cluster or job) differs from record 0's";
+	if (!str_eq(first->host, r->host) || first->pid != r->pid)
+		return "writer (host or pid) differs from record 0's";
+	return NULL;
+}
+
+static struct sb_log_record *add_record(struct sb_log_result *r)
+{
+	if (r->count == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 8;
+		struct sb_log_record *p = realloc(r->recs, cap * sizeof(*p));
+		if (p == NULL)
+			return NULL;
+		r->recs = p;
+		r->cap = cap;
+	}
+	return &r->recs[r->count++];
+}
+
+static void set_tail(struct sb_log_result *r, enum sb_log_tail tail,
+	size_t index, uint64_t off, const char *why)
+{
+	r->tail = tail;
+	r->tail_offset = off;
+	snprintf(r->detail, sizeof(r->detail), "record %zu at byte %" PRIu64 ": %s%s%s",
+		index, off, sb_log_tail_describe(tail), why ? ": " : "", why ? why : "");
+}
+
+/* A short frame is a torn tail only if no complete, CRC-valid frame starts
+ * anywhere after it: such a frame proves the writer went on writing. */
+static bool later_frame(const uint8_t *p, size_t n)
+{
+	struct sb_frame f;
+	const uint8_t *hit;
+	int probes = 0;
+
+	while (n > 4 && probes++ < LATER_FRAME_PROBES) {
+		hit = memmem(p + 1, n - 1, SB_LOG_MAGIC, 4);
+		if (hit == NULL)
+			return false;
+		n -= (size_t)(hit - p);
+		p = hit;
+		if (sb_frame_parse(p, n, &f) == SB_FRAME_OK)
+			return true;
+	}
+	return false;
+}
+
+/* Decodes the frame at off into a new record; NULL (and why) if it cannot. */
+static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
+	const struct sb_frame *f, struct sb_error *why)
+{
+	struct sb_log_record *rec;
+
+	rec = add_record(r);
+	if (rec == NULL) {
+		sb_errorf(why, "out of memory");
+		return NULL;
+	}
+	if (sb_record_decode_body(f->body, f->body_len, r->zone, rec, why) < 0) {
+		r->count--;
+		return NULL;
+	}
+	memcpy(rec->tag, f->tag, SB_LOG_TAG_LEN);
+	rec->offset = off;
+	rec->size = f->size;
+	rec->verified = false;
+	return rec;
+}
+
+/* After the verified prefix: add the records that still decode. */
+static void decode_rest(struct sb_log_result *r, uint64_t off)
+{
+	struct sb_frame f;
+
+	while (off < r->len &&
+	       sb_frame_parse(r->data + off, r->len - off, &f) == SB_FRAME_OK &&
+	       decode_at(r, off, &f, NULL) != NULL)
+		off += f.size;
+}
+
+static void walk(struct sb_log_result *r, struct sb_mac *mac,
+	const struct sb_log_expect *expect)
+{
+	const struct sb_run_ident *want = expect ? expect->id : NULL;
+	struct sb_error why;
+	struct sb_frame f;
+	struct sb_log_record *rec;
+	enum sb_frame_status st;
+	uint64_t off = 0;
+	const char *reason;
+	char buf[128];
+
+	r->tail = SB_LOG_TAIL_OK;
+	while (off < r->len) {
+		size_t i = r->count;
+		st = sb_frame_parse(r->data + off, r->len - off, &f);
+		if (st == SB_FRAME_SHORT && later_frame(r->data + off, r->len - off))
+			st = SB_FRAME_BAD_LENGTH;
+		if (st == SB_FRAME_SHORT || st == SB_FRAME_ZERO) {
+			set_tail(r, SB_LOG_TAIL_TORN, i, off, NULL);
+			return;
+		}
+		if (st != SB_FRAME_OK) {
+			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, sb_frame_status_describe(st));
+			return;
+		}
+		if (mac != NULL && !sb_mac_verify(mac, r->data + off,
+				SB_LOG_HEADER_LEN + f.body_len, f.tag)) {
+			set_tail(r, SB_LOG_TAIL_BAD_MAC, i, off, NULL);
+			decode_rest(r, off);
+			return;
+		}
+		rec = decode_at(r, off, &f, &why);
+		if (rec == NULL) {
+			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, why.msg);
+			return;
+		}
+		if (mac == NULL) {
+			off += f.size;
+			continue;
+		}
+		reason = foreign_reason(&rec->id, i ? &r->recs[0].id : NULL, want);
+		if (reason != NULL) {
+			set_tail(r, SB_LOG_TAIL_FOREIGN, i, off, reason);
+			decode_rest(r, off + f.size);
+			return;
+		}
+		if (rec->seq != i) {
+			snprintf(buf, sizeof(buf), "seq is %" PRIu64 ", expected %zu", rec->seq, i);
+			set_tail(r, SB_LOG_TAIL_CHAIN_BREAK, i, off, buf);
+			decode_rest(r, off + f.size);
+			return;
+		}
+		if (i == 0 ? rec->has_prev :
+		    !rec->has_prev || CRYPTO_memcmp(rec->prev, r->recs[i - 1].tag, SB_LOG_TAG_LEN) != 0) {
+			set_tail(r, SB_LOG_TAIL_CHAIN_BREAK, i, off,
+				i == 0 ? "the first record names a previous one" :
+				"prev is not the tag of the record before");
+			decode_rest(r, off + f.size);
+			return;
+		}
+		rec->verified = true;
+		r->verified++;
+		off += f.size;
+	}
+	r->tail_offset = off;
+}
+
+static void check_head(struct sb_log_result *r, const struct sb_log_head *head)
+{
+	char buf[160];
+	const struct sb_log_record *last;
+
+	if (r->tail != SB_LOG_TAIL_OK && r->tail != SB_LOG_TAIL_TORN)
+		return; /* a tamper class says more than rollback */
+	if (r->verified < head->count) {
+		uint64_t off = r->verified ? r->recs[r->verified - 1].offset +
+			r->recs[r->verified - 1].size : 0;
+		snprintf(buf, sizeof(buf), "%zu verified records, the head has %" PRIu64,
+			r->verified, head->count);
+		set_tail(r, SB_LOG_TAIL_ROLLBACK, r->verified, off, buf);
+		return;
+	}
+	last = &r->recs[head->count - 1];
+	if (CRYPTO_memcmp(last->tag, head->tag, SB_LOG_TAG_LEN) != 0)
+		set_tail(r, SB_LOG_TAIL_ROLLBACK, (size_t)head->count - 1, last->offset,
+			"its tag differs from the head's (a different history)");
+}
+
+static struct sb_log_result *result_new(uint8_t *data, size_t len,
+	struct sb_error *err)
+{
+	struct sb_log_result *r = calloc(1, sizeof(*r));
+
+	if (r != NULL)
+		r->zone = msgpack_zone_new(2048);
+	if (r == NULL || r->zone == NULL) {
+		free(r);
+		free(data);
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	r->data = data;
+	r->len = len;
+	return r;
+}
+
+static struct sb_log_result *read_owned(struct sb_log_verifier *v,
+	uint8_t *data, size_t len, const struct sb_log_expect *expect,
+	struct sb_error *err)
+{
+	struct sb_log_result *r = result_new(data, len, err);
+
+	if (r == NULL)
+		return NULL;
+	walk(r, v ? v->mac : NULL, expect);
+	if (v != NULL && expect != NULL && expect->head != NULL)
+		check_head(r, expect->head);
+	return r;
+}
+
+static uint8_t *copy_buffer(const void *buf, size_t len, struct sb_error *err)
+{
+	uint8_t *data;
+
+	if (len > SB_LOG_FILE_MAX) {
+		sb_errorf(err, "log of %zu bytes is larger than the limit of %u", len, SB_LOG_FILE_MAX);
+		return NULL;
+	}
+	data = malloc(len ? len : 1);
+	if (data == NULL) {
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	if (len)
+		memcpy(data, buf, len);
+	return data;
+}
+
+struct sb_log_result *sb_log_read_buffer(struct sb_log_verifier *v,
+	const void *buf, size_t len, const struct sb_log_expect *expect,
+	struct sb_error *err)
+{
+	uint8_t *data = copy_buffer(buf, len, err);
+
+	return data ? read_owned(v, data, len, expect, err) : NULL;
+}
+
+struct sb_log_result *sb_log_decode_buffer(const void *buf, size_t len,
+	struct sb_error *err)
+{
+	uint8_t *data = copy_buffer(buf, len, err);
+
+	return data ? read_owned(NULL, data, len, NULL, err) : NULL;
+}
+
+struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
+	const char *path, const struct sb_log_expect *expect,
+	struct sb_error *err)
+{
+	struct stat st;
+	uint8_t *data;
+	size_t len = 0;
+	ssize_t n;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		sb_errorf(err, "cannot open log '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SB_LOG_FILE_MAX) {
+		saved = errno;
+		close(fd);
+		if (!S_ISREG(st.st_mode))
+			sb_errorf(err, "log '%s' is not a regular file", path);
+		else if (st.st_size > SB_LOG_FILE_MAX)
+			sb_errorf(err, "log '%s' is larger than the limit of %u bytes", path, SB_LOG_FILE_MAX);
+		else
+			sb_errorf(err, "cannot stat log '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+	data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (data == NULL) {
+		close(fd);
+		sb_errorf(err, "out of memory reading log '%s'", path);
+		return NULL;
+	}
+	while (len < (size_t)st.st_size) {
+		n = read(fd, data + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			saved = errno;
+			close(fd);
+			free(data);
+			sb_errorf(err, "cannot read log '%s': %s", path, strerror(saved));
+			return NULL;
+		}
+		if (n == 0)
+			break; /* it shrank: read what is there */
+		len += (size_t)n;
+	}
+	close(fd);
+	return read_owned(v, data, len, expect, err);
+}
+
+size_t sb_log_result_count(const struct sb_log_result *r) { return r->count; }
+size_t sb_log_result_verified(const struct sb_log_result *r) { return r->verified; }
+enum sb_log_tail sb_log_result_tail(const struct sb_log_result *r) { return r->tail; }
+uint64_t sb_log_result_tail_offset(const struct sb_log_result *r) { return r->tail_offset; }
+const char *sb_log_result_detail(const struct sb_log_result *r) { return r->detail; }
+
+const struct sb_log_record *sb_log_result_record(const struct sb_log_result *r,
+	size_t i)
+{
+	return i < r->count ? &r->recs[i] : NULL;
+}
+
+int sb_log_result_head(const struct sb_log_result *r, struct sb_log_head *head)
+{
+	if (r->verified == 0)
+		return -1;
+	head->count = r->verified;
+	memcpy(head->tag, r->recs[r->verified - 1].tag, SB_LOG_TAG_LEN);
+	return 0;
+}
+
+void sb_log_result_destroy(struct sb_log_result *r)
+{
+	if (r == NULL)
+		return;
+	msgpack_zone_free(r->zone);
+	free(r->recs);
+	free(r->data);
+	free(r);
+}
