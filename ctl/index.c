@@ -1,0 +1,361 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "ctl/fsutil.h"
+#include "ctl/index.h"
+
+#define INDEX_VFS "unix-dotfile"
+#define BUSY_TIMEOUT_MS 10000
+
+struct sb_index {
+	sqlite3 *db;
+};
+
+static const char schema[] =
+	"PRAGMA journal_mode=DELETE;"
+	"CREATE TABLE IF NOT EXISTS bench("
+	" digest TEXT PRIMARY KEY, name TEXT NOT NULL, dir TEXT NOT NULL,"
+	" created_ns INTEGER NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS bench_name ON bench(name);"
+	"CREATE TABLE IF NOT EXISTS head("
+	" bench TEXT NOT NULL, log TEXT NOT NULL, count INTEGER NOT NULL,"
+	" tag BLOB NOT NULL, PRIMARY KEY(bench, log));"
+	"CREATE TABLE IF NOT EXISTS filehash("
+	" path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"
+	" ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, sha256 BLOB NOT NULL);";
+
+int sb_index_default_path(char *buf, size_t size, struct sb_error *err)
+{
+	const char *v = getenv("SB_INDEX");
+	int n;
+
+	if (v && *v)
+		n = snprintf(buf, size, "%s", v);
+	else if ((v = getenv("XDG_STATE_HOME")) && *v == '/')
+		n = snprintf(buf, size, "%s/sbench/index.sqlite", v);
+	else if ((v = getenv("HOME")) && *v)
+		n = snprintf(buf, size, "%s/.local/state/sbench/index.sqlite", v);
+	else
+		return sb_errorf(err, "cannot place the local index: neither SB_INDEX, "
+				 "XDG_STATE_HOME nor HOME is set");
+	if (n < 0 || (size_t)n >= size)
+		return sb_errorf(err, "cannot place the local index: path too long");
+	return 0;
+}
+
+static int db_error(sqlite3 *db, struct sb_error *err, const char *what)
+{
+	return sb_errorf(err, "local index: %s: %s", what, sqlite3_errmsg(db));
+}
+
+static int try_open(const char *path, sqlite3 **out, int *corrupt, struct sb_error *err)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				 SQLITE_OPEN_NOMUTEX, INDEX_VFS);
+
+	*corrupt = 0;
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+		rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
+	}
+	if (rc == SQLITE_OK) {
+		*out = db;
+		return 0;
+	}
+	*corrupt = rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT;
+	sb_errorf(err, "cannot open local index '%s': %s", path,
+		  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	sqlite3_close(db);
+	return -1;
+}
+
+struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *err)
+{
+	char def[4096], dir[4096], aside[4200];
+	struct sb_index *idx;
+	sqlite3 *db;
+	int corrupt;
+	char *slash;
+
+	if (rebuilt)
+		*rebuilt = 0;
+	if (path == NULL) {
+		if (sb_index_default_path(def, sizeof(def), err) < 0)
+			return NULL;
+		path = def;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (sb_fs_mkdirs(dir, 0700, err) < 0)
+			return NULL;
+	}
+	if (try_open(path, &db, &corrupt, err) < 0) {
+		if (!corrupt)
+			return NULL;
+		snprintf(aside, sizeof(aside), "%s.corrupt-%lld", path, (long long)time(NULL));
+		if (rename(path, aside) < 0) {
+			sb_errorf(err, "local index '%s' is corrupt and cannot be moved aside: %s",
+				  path, strerror(errno));
+			return NULL;
+		}
+		if (try_open(path, &db, &corrupt, err) < 0)
+			return NULL;
+		if (rebuilt)
+			*rebuilt = 1;
+	}
+	idx = calloc(1, sizeof(*idx));
+	if (idx == NULL) {
+		sqlite3_close(db);
+		sb_errorf(err, "local index: out of memory");
+		return NULL;
+	}
+	idx->db = db;
+	return idx;
+}
+
+void sb_index_close(struct sb_index *idx)
+{
+	if (idx == NULL)
+		return;
+	sqlite3_close(idx->db);
+	free(idx);
+}
+
+static sqlite3_stmt *prepare(struct sb_index *idx, const char *sql, struct sb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_error(idx->db, err, "prepare");
+		return NULL;
+	}
+	return st;
+}
+
+/* Steps a statement that returns no rows, then finalizes it. */
+static int exec_done(struct sb_index *idx, sqlite3_stmt *st, struct sb_error *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(idx->db, err, "write");
+	return 0;
+}
+
+int sb_index_put_bench(struct sb_index *idx, const struct sb_index_bench *b,
+		       struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx,
+		"INSERT INTO bench(digest, name, dir, created_ns) VALUES(?1, ?2, ?3, ?4)"
+		" ON CONFLICT(digest) DO UPDATE SET dir = excluded.dir", err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, b->digest, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, b->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, b->dir, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, b->created_ns);
+	return exec_done(idx, st, err);
+}
+
+static char *dup_col(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	return strdup(t ? (const char *)t : "");
+}
+
+static int row_to_bench(sqlite3_stmt *st, struct sb_index_bench *b)
+{
+	b->digest = dup_col(st, 0);
+	b->name = dup_col(st, 1);
+	b->dir = dup_col(st, 2);
+	b->created_ns = sqlite3_column_int64(st, 3);
+	if (!b->digest || !b->name || !b->dir) {
+		sb_index_bench_release(b);
+		return -1;
+	}
+	return 0;
+}
+
+void sb_index_bench_release(struct sb_index_bench *b)
+{
+	if (b == NULL)
+		return;
+	free(b->name);
+	free(b->digest);
+	free(b->dir);
+	b->name = b->digest = b->dir = NULL;
+}
+
+static int is_hex_prefix(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 4 || n > 64)
+		return 0;
+	return strspn(s, "0123456789abcdef") == n;
+}
+
+int sb_index_find_bench(struct sb_index *idx, const char *query,
+			struct sb_index_bench *out, struct sb_error *err)
+{
+	char names[512] = "";
+	size_t used = 0;
+	int found = 0, rc;
+	sqlite3_stmt *st = prepare(idx,
+		"SELECT digest, name, dir, created_ns FROM bench"
+		" WHERE name = ?1 OR (?2 AND substr(digest, 1, length(?1)) = ?1)"
+		" ORDER BY created_ns, digest", err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, query, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, is_hex_prefix(query));
+	memset(out, 0, sizeof(*out));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *digest = (const char *)sqlite3_column_text(st, 0);
+		if (found == 0 && row_to_bench(st, out) < 0) {
+			sqlite3_finalize(st);
+			return sb_errorf(err, "local index: out of memory");
+		}
+		if (used < sizeof(names))
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s-%.12s",
+						 found ? ", " : "", name, digest);
+		found++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		sb_index_bench_release(out);
+		return db_error(idx->db, err, "lookup");
+	}
+	if (found > 1) {
+		sb_index_bench_release(out);
+		return sb_errorf(err, "'%s' names %d benchmarks (%s): give a longer digest prefix "
+				 "or the benchmark directory", query, found, names);
+	}
+	return found;
+}
+
+int sb_index_each_bench(struct sb_index *idx,
+			int (*fn)(const struct sb_index_bench *b, void *arg),
+			void *arg, struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx,
+		"SELECT digest, name, dir, created_ns FROM bench ORDER BY created_ns, digest", err);
+	int rc, stop = 0;
+
+	if (st == NULL)
+		return -1;
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct sb_index_bench b;
+		if (row_to_bench(st, &b) < 0) {
+			sqlite3_finalize(st);
+			return sb_errorf(err, "local index: out of memory");
+		}
+		stop = fn(&b, arg);
+		sb_index_bench_release(&b);
+	}
+	if (!stop && rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_error(idx->db, err, "list");
+	}
+	sqlite3_finalize(st);
+	return stop;
+}
+
+int sb_index_get_head(struct sb_index *idx, const char *bench, const char *log,
+		      uint64_t *count, uint8_t tag[32], struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx, "SELECT count, tag FROM head WHERE bench = ?1 AND log = ?2", err);
+	int rc, found = 0;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, log, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 1) == 32) {
+		*count = (uint64_t)sqlite3_column_int64(st, 0);
+		memcpy(tag, sqlite3_column_blob(st, 1), 32);
+		found = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_error(idx->db, err, "read head");
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+int sb_index_put_head(struct sb_index *idx, const char *bench, const char *log,
+		      uint64_t count, const uint8_t tag[32], struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx,
+		"INSERT OR REPLACE INTO head(bench, log, count, tag) VALUES(?1, ?2, ?3, ?4)", err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, log, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)count);
+	sqlite3_bind_blob(st, 4, tag, 32, SQLITE_STATIC);
+	return exec_done(idx, st, err);
+}
+
+int sb_index_get_hash(struct sb_index *idx, const char *path,
+		      const struct sb_index_file_stamp *s, uint8_t sha256[32],
+		      struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx,
+		"SELECT sha256 FROM filehash WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3"
+		" AND ctime_ns = ?4 AND ino = ?5", err);
+	int rc, found = 0;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, s->size);
+	sqlite3_bind_int64(st, 3, s->mtime_ns);
+	sqlite3_bind_int64(st, 4, s->ctime_ns);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->ino);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
+		memcpy(sha256, sqlite3_column_blob(st, 0), 32);
+		found = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_error(idx->db, err, "read file hash");
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+int sb_index_put_hash(struct sb_index *idx, const char *path,
+		      const struct sb_index_file_stamp *s, const uint8_t sha256[32],
+		      struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx,
+		"INSERT OR REPLACE INTO filehash(path, size, mtime_ns, ctime_ns, ino, sha256)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)", err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, s->size);
+	sqlite3_bind_int64(st, 3, s->mtime_ns);
+	sqlite3_bind_int64(st, 4, s->ctime_ns);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->ino);
+	sqlite3_bind_blob(st, 6, sha256, 32, SQLITE_STATIC);
+	return exec_done(idx, st, err);
+}

@@ -1,0 +1,81 @@
+/* The local index (DESIGN §3): an SQLite database of the benchmarks known,
+ * the verified heads of each log (for rollback detection) and cached result
+ * file hashes.  It is only an index: everything in it can be rebuilt from
+ * benchmark directories, so losing it loses nothing, and a corrupt one is
+ * moved aside and recreated rather than being fatal.
+ *
+ * Default location: $XDG_STATE_HOME/sbench/index.sqlite, else
+ * $HOME/.local/state/sbench/index.sqlite; SB_INDEX overrides it.  The
+ * database uses the rollback journal (no WAL) and the unix-dotfile VFS, whose
+ * locks work on network file systems too. */
+#ifndef SB_CTL_INDEX_H
+#define SB_CTL_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbench/error.h"
+
+struct sb_index;
+
+struct sb_index_bench {
+	char *name;
+	char *digest; /* lowercase hex */
+	char *dir;    /* absolute path of the benchmark directory */
+	int64_t created_ns;
+};
+
+/* The default path (see above) into buf; -1 when neither XDG_STATE_HOME nor
+ * HOME is set. */
+int sb_index_default_path(char *buf, size_t size, struct sb_error *err);
+
+/* Opens (creating it and its directory when needed) the index at path, or
+ * at the default path when path is NULL.  A file that is not a usable index
+ * is renamed to PATH.corrupt-<time> and a new one created; *rebuilt (may be
+ * NULL) is set to 1 then. */
+struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *err);
+
+/* Closes the index; NULL is fine. */
+void sb_index_close(struct sb_index *idx);
+
+/* Records (or updates the directory of) a benchmark. */
+int sb_index_put_bench(struct sb_index *idx, const struct sb_index_bench *b,
+		       struct sb_error *err);
+
+/* Looks a benchmark up by exact name, or by a digest prefix of at least 4
+ * hex characters.  Returns 1 and fills *out when exactly one matches, 0 when
+ * none does, -1 when several do (err lists them) or on error.  Free *out
+ * with sb_index_bench_release. */
+int sb_index_find_bench(struct sb_index *idx, const char *query,
+			struct sb_index_bench *out, struct sb_error *err);
+
+/* Calls fn for every benchmark, ordered by creation time then digest;
+ * stops early and returns fn's value when it is non-zero. */
+int sb_index_each_bench(struct sb_index *idx,
+			int (*fn)(const struct sb_index_bench *b, void *arg),
+			void *arg, struct sb_error *err);
+
+void sb_index_bench_release(struct sb_index_bench *b);
+
+/* The verified head of a log: its record count and the tag of its last
+ * record, keyed by the benchmark digest and the log's path relative to the
+ * benchmark directory.  get returns 1 when known, 0 when not, -1 on error. */
+int sb_index_get_head(struct sb_index *idx, const char *bench, const char *log,
+		      uint64_t *count, uint8_t tag[32], struct sb_error *err);
+int sb_index_put_head(struct sb_index *idx, const char *bench, const char *log,
+		      uint64_t count, const uint8_t tag[32], struct sb_error *err);
+
+/* Cached SHA-256 of a result file, valid while its size, mtime, ctime and
+ * inode are unchanged.  get returns 1 with sha256 filled on a valid hit. */
+struct sb_index_file_stamp {
+	int64_t size, mtime_ns, ctime_ns;
+	uint64_t ino;
+};
+int sb_index_get_hash(struct sb_index *idx, const char *path,
+		      const struct sb_index_file_stamp *st, uint8_t sha256[32],
+		      struct sb_error *err);
+int sb_index_put_hash(struct sb_index *idx, const char *path,
+		      const struct sb_index_file_stamp *st, const uint8_t sha256[32],
+		      struct sb_error *err);
+
+#endif

@@ -1,0 +1,174 @@
+/* The local SQLite index: lookups, heads, cached hashes, corrupt rebuild. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl/index.h"
+
+static char dir[64], path[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/sb-index.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/state/sbench/index.sqlite", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static void put(struct sb_index *idx, const char *name, const char *digest, int64_t t)
+{
+	struct sb_index_bench b = { (char *)name, (char *)digest, (char *)"/x", t };
+	struct sb_error err;
+
+	assert_int_equal(sb_index_put_bench(idx, &b, &err), 0);
+}
+
+static void test_find_by_name_and_digest_prefix(void **state)
+{
+	struct sb_index_bench b;
+	struct sb_error err;
+	struct sb_index *idx;
+	int rebuilt = -1;
+
+	(void)state;
+	idx = sb_index_open(path, &rebuilt, &err);
+	assert_non_null(idx);
+	assert_int_equal(rebuilt, 0);
+	put(idx, "sweep", "aaaa1111", 2);
+	put(idx, "sweep", "aaaa2222", 1);
+	put(idx, "other", "bbbb0000", 3);
+
+	assert_int_equal(sb_index_find_bench(idx, "other", &b, &err), 1);
+	assert_string_equal(b.digest, "bbbb0000");
+	sb_index_bench_release(&b);
+	assert_int_equal(sb_index_find_bench(idx, "aaaa2", &b, &err), 1);
+	assert_string_equal(b.name, "sweep");
+	assert_int_equal(b.created_ns, 1);
+	sb_index_bench_release(&b);
+	assert_int_equal(sb_index_find_bench(idx, "nothing", &b, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "aaa", &b, &err), 0); /* too short a prefix */
+
+	assert_int_equal(sb_index_find_bench(idx, "sweep", &b, &err), -1);
+	assert_string_equal(err.msg, "'sweep' names 2 benchmarks (sweep-aaaa2222, sweep-aaaa1111): "
+			    "give a longer digest prefix or the benchmark directory");
+	sb_index_close(idx);
+}
+
+static int collect(const struct sb_index_bench *b, void *arg)
+{
+	strcat(arg, b->digest);
+	strcat(arg, " ");
+	return 0;
+}
+
+static void test_each_in_creation_order_and_reopen(void **state)
+{
+	struct sb_error err;
+	struct sb_index *idx = sb_index_open(path, NULL, &err);
+	char seen[256] = "";
+
+	(void)state;
+	put(idx, "a", "cccc", 30);
+	put(idx, "b", "dddd", 10);
+	sb_index_close(idx);
+	idx = sb_index_open(path, NULL, &err);
+	assert_int_equal(sb_index_each_bench(idx, collect, seen, &err), 0);
+	assert_string_equal(seen, "dddd cccc ");
+	sb_index_close(idx);
+}
+
+static void test_heads_and_hashes(void **state)
+{
+	struct sb_error err;
+	struct sb_index *idx = sb_index_open(path, NULL, &err);
+	uint8_t tag[32], got[32];
+	uint64_t count = 0;
+	struct sb_index_file_stamp st = { 10, 20, 30, 40 };
+
+	(void)state;
+	memset(tag, 7, sizeof(tag));
+	assert_int_equal(sb_index_get_head(idx, "d", "events/0.log", &count, got, &err), 0);
+	assert_int_equal(sb_index_put_head(idx, "d", "events/0.log", 5, tag, &err), 0);
+	assert_int_equal(sb_index_get_head(idx, "d", "events/0.log", &count, got, &err), 1);
+	assert_int_equal(count, 5);
+	assert_memory_equal(tag, got, 32);
+
+	assert_int_equal(sb_index_put_hash(idx, "/r/out", &st, tag, &err), 0);
+	assert_int_equal(sb_index_get_hash(idx, "/r/out", &st, got, &err), 1);
+	st.ctime_ns++; /* any change of the stamp invalidates the cached hash */
+	assert_int_equal(sb_index_get_hash(idx, "/r/out", &st, got, &err), 0);
+	sb_index_close(idx);
+}
+
+static void test_corrupt_index_is_rebuilt(void **state)
+{
+	struct sb_error err;
+	struct sb_index *idx = sb_index_open(path, NULL, &err);
+	struct sb_index_bench b;
+	int rebuilt = 0;
+	FILE *f;
+
+	(void)state;
+	put(idx, "a", "eeee", 1);
+	sb_index_close(idx);
+	f = fopen(path, "w");
+	fputs("this is not an sqlite database, just garbage bytes of some length.....", f);
+	fclose(f);
+	idx = sb_index_open(path, &rebuilt, &err);
+	assert_non_null(idx);
+	assert_int_equal(rebuilt, 1);
+	assert_int_equal(sb_index_find_bench(idx, "a", &b, &err), 0);
+	sb_index_close(idx);
+}
+
+static void test_default_path(void **state)
+{
+	char buf[256];
+	struct sb_error err;
+
+	(void)state;
+	unsetenv("SB_INDEX");
+	setenv("XDG_STATE_HOME", "/state", 1);
+	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), 0);
+	assert_string_equal(buf, "/state/sbench/index.sqlite");
+	unsetenv("XDG_STATE_HOME");
+	setenv("HOME", "/home/u", 1);
+	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), 0);
+	assert_string_equal(buf, "/home/u/.local/state/sbench/index.sqlite");
+	setenv("SB_INDEX", "/x.db", 1);
+	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), 0);
+	assert_string_equal(buf, "/x.db");
+	unsetenv("SB_INDEX");
+	unsetenv("HOME");
+	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_find_by_name_and_digest_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_in_creation_order_and_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_heads_and_hashes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_index_is_rebuilt, setup, teardown),
+		cmocka_unit_test(test_default_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
