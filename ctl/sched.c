@@ -1,0 +1,344 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl/sched.h"
+
+#define MAX_FIELDS 16
+
+static const struct {
+	const char *name;
+	enum sb_sched_state state;
+	int terminal;
+} states[] = {
+	{ "PENDING", SB_STATE_PENDING, 0 },
+	{ "RUNNING", SB_STATE_RUNNING, 0 },
+	{ "SUSPENDED", SB_STATE_SUSPENDED, 0 },
+	{ "COMPLETING", SB_STATE_COMPLETING, 0 },
+	{ "COMPLETED", SB_STATE_COMPLETED, 1 },
+	{ "FAILED", SB_STATE_FAILED, 1 },
+	{ "TIMEOUT", SB_STATE_TIMEOUT, 1 },
+	{ "CANCELLED", SB_STATE_CANCELLED, 1 },
+	{ "OUT_OF_MEMORY", SB_STATE_OUT_OF_MEMORY, 1 },
+	{ "NODE_FAIL", SB_STATE_NODE_FAIL, 1 },
+	{ "PREEMPTED", SB_STATE_PREEMPTED, 1 },
+	{ "BOOT_FAIL", SB_STATE_BOOT_FAIL, 1 },
+	{ "DEADLINE", SB_STATE_DEADLINE, 1 },
+	{ "REQUEUED", SB_STATE_REQUEUED, 0 },
+	{ "REQUEUE_HOLD", SB_STATE_REQUEUE_HOLD, 0 },
+	{ "REQUEUE_FED", SB_STATE_REQUEUE_FED, 0 },
+	{ "RESIZING", SB_STATE_RESIZING, 0 },
+	{ "REVOKED", SB_STATE_REVOKED, 1 },
+	{ "SPECIAL_EXIT", SB_STATE_SPECIAL_EXIT, 1 },
+	{ "STOPPED", SB_STATE_STOPPED, 0 },
+	{ "SIGNALING", SB_STATE_SIGNALING, 0 },
+	{ "STAGE_OUT", SB_STATE_STAGE_OUT, 0 },
+};
+
+#define NSTATES (sizeof(states) / sizeof(states[0]))
+
+enum sb_sched_state sb_sched_state_parse(const char *text, long *by_uid)
+{
+	size_t i, len = strcspn(text, " ");
+
+	if (by_uid)
+		*by_uid = -1;
+	for (i = 0; i < NSTATES; i++) {
+		if (strlen(states[i].name) != len || strncmp(states[i].name, text, len) != 0)
+			continue;
+		if (text[len] == '\0')
+			return states[i].state;
+		if (states[i].state == SB_STATE_CANCELLED && !strncmp(text + len, " by ", 4)) {
+			char *end;
+			long uid;
+			errno = 0;
+			uid = strtol(text + len + 4, &end, 10);
+			if (errno || end == text + len + 4 || *end != '\0' || uid < 0)
+				return SB_STATE_UNKNOWN;
+			if (by_uid)
+				*by_uid = uid;
+			return SB_STATE_CANCELLED;
+		}
+		return SB_STATE_UNKNOWN;
+	}
+	return SB_STATE_UNKNOWN;
+}
+
+const char *sb_sched_state_name(enum sb_sched_state s)
+{
+	size_t i;
+
+	for (i = 0; i < NSTATES; i++)
+		if (states[i].state == s)
+			return states[i].name;
+	return "UNKNOWN";
+}
+
+int sb_sched_state_terminal(enum sb_sched_state s)
+{
+	size_t i;
+
+	for (i = 0; i < NSTATES; i++)
+		if (states[i].state == s)
+			return states[i].terminal;
+	return 0;
+}
+
+int64_t sb_sched_time_parse(const char *text)
+{
+	struct tm tm;
+	const char *end;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (end == NULL || *end != '\0')
+		return -1;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	return t == (time_t)-1 ? -1 : (int64_t)t;
+}
+
+/* Parses an unsigned decimal of at most 19 digits filling [s, e). */
+static int parse_u64(const char *s, const char *e, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == e || e - s > 19)
+		return -1;
+	for (; s < e; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct sb_error *err)
+{
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? rows->cap * 2 : 64;
+		struct sb_sched_row *v = realloc(rows->v, cap * sizeof(*v));
+		if (v == NULL)
+			return sb_errorf(err, "scheduler rows: out of memory");
+		rows->v = v;
+		rows->cap = cap;
+	}
+	rows->v[rows->n++] = *r;
+	return 0;
+}
+
+static void set_job_id(struct sb_sched_row *r)
+{
+	if (r->array_task >= 0)
+		snprintf(r->job_id, sizeof(r->job_id), "%llu_%lld",
+			 (unsigned long long)r->array_job, (long long)r->array_task);
+	else
+		snprintf(r->job_id, sizeof(r->job_id), "%llu", (unsigned long long)r->array_job);
+}
+
+/* Emits one row per task of a collapsed array id list "2-5%1" or "1,3,7-9".
+ * Returns -1 on error (err set), 0 when the list is malformed (skip), or the
+ * number of rows added. */
+static int expand_tasks(const char *list, struct sb_sched_row *tmpl,
+			struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
+{
+	const char *p = list, *stop = list + strcspn(list, "%");
+	int added = 0;
+
+	while (p < stop) {
+		const char *comma = memchr(p, ',', (size_t)(stop - p));
+		const char *item_end = comma ? comma : stop;
+		const char *dash = memchr(p, '-', (size_t)(item_end - p));
+		const char *colon = memchr(p, ':', (size_t)(item_end - p));
+		uint64_t lo, hi, step = 1, t;
+
+		if (colon && (parse_u64(colon + 1, item_end, &step) < 0 || step == 0))
+			return 0;
+		if (colon == NULL)
+			colon = item_end;
+		if (dash && dash < colon) {
+			if (parse_u64(p, dash, &lo) < 0 || parse_u64(dash + 1, colon, &hi) < 0 || hi < lo)
+				return 0;
+		} else if (parse_u64(p, colon, &lo) == 0) {
+			hi = lo;
+		} else {
+			return 0;
+		}
+		if (hi - lo > max_tasks)
+			return sb_errorf(err, "scheduler array '%s' has more than %zu tasks", list, max_tasks);
+		for (t = lo; t <= hi; t += step) {
+			if (rows->n >= max_tasks)
+				return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
+			tmpl->array_task = (int64_t)t;
+			set_job_id(tmpl);
+			if (push(rows, tmpl, err) < 0)
+				return -1;
+			added++;
+			if (hi - t < step)
+				break;
+		}
+		p = comma ? comma + 1 : stop;
+	}
+	return added;
+}
+
+/* Parses a JobID ("123", "123_4", "123_[2-5%1]") into r and appends the
+ * row(s).  Returns -1 on error, 0 when the id is not one sbench knows (skip),
+ * 1 when rows were added. */
+static int add_with_id(const char *id, struct sb_sched_row *r,
+		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
+{
+	const char *us = strchr(id, '_');
+	uint64_t task;
+
+	if (us == NULL) {
+		if (parse_u64(id, id + strlen(id), &r->array_job) < 0)
+			return 0;
+		r->array_task = -1;
+		set_job_id(r);
+		if (rows->n >= max_tasks)
+			return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
+		return push(rows, r, err) < 0 ? -1 : 1;
+	}
+	if (parse_u64(id, us, &r->array_job) < 0)
+		return 0;
+	if (us[1] == '[') {
+		size_t len = strlen(us + 2);
+		char list[256];
+		int n;
+		if (len < 2 || len >= sizeof(list) || us[2 + len - 1] != ']')
+			return 0;
+		memcpy(list, us + 2, len - 1);
+		list[len - 1] = '\0';
+		r->raw_id = 0; /* a collapsed row's raw id is the array's, not the tasks' */
+		n = expand_tasks(list, r, rows, max_tasks, err);
+		return n < 0 ? -1 : n > 0;
+	}
+	if (parse_u64(us + 1, us + strlen(us), &task) < 0 || task > INT64_MAX)
+		return 0;
+	r->array_task = (int64_t)task;
+	set_job_id(r);
+	if (rows->n >= max_tasks)
+		return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
+	return push(rows, r, err) < 0 ? -1 : 1;
+}
+
+/* Splits line (modified in place) at '|' into at most MAX_FIELDS fields. */
+static size_t split(char *line, char **f)
+{
+	size_t n = 0;
+
+	f[n++] = line;
+	for (char *p = line; *p; p++) {
+		if (*p != '|')
+			continue;
+		if (n == MAX_FIELDS)
+			return MAX_FIELDS + 1;
+		*p = '\0';
+		f[n++] = p + 1;
+	}
+	return n;
+}
+
+static void parse_exit(const char *text, struct sb_sched_row *r)
+{
+	int code, sig, used = 0;
+
+	r->exit_code = r->exit_signal = -1;
+	if (sscanf(text, "%d:%d%n", &code, &sig, &used) == 2 && text[used] == '\0' &&
+	    code >= 0 && code <= 255 && sig >= 0 && sig <= 255) {
+		r->exit_code = code;
+		r->exit_signal = sig;
+	}
+}
+
+typedef int (*row_fn)(char **f, struct sb_sched_row *r);
+
+static int sacct_row(char **f, struct sb_sched_row *r)
+{
+	uint64_t raw;
+
+	if (parse_u64(f[1], f[1] + strlen(f[1]), &raw) == 0)
+		r->raw_id = raw;
+	snprintf(r->name, sizeof(r->name), "%s", f[2]);
+	r->state = sb_sched_state_parse(f[3], &r->cancelled_by);
+	parse_exit(f[4], r);
+	r->submit = sb_sched_time_parse(f[5]);
+	r->start = sb_sched_time_parse(f[6]);
+	r->end = sb_sched_time_parse(f[7]);
+	snprintf(r->nodes, sizeof(r->nodes), "%s", f[8]);
+	return r->state != SB_STATE_UNKNOWN;
+}
+
+static int squeue_row(char **f, struct sb_sched_row *r)
+{
+	uint64_t raw;
+
+	if (parse_u64(f[1], f[1] + strlen(f[1]), &raw) == 0)
+		r->raw_id = raw;
+	snprintf(r->name, sizeof(r->name), "%s", f[2]);
+	r->state = sb_sched_state_parse(f[3], &r->cancelled_by);
+	snprintf(r->reason, sizeof(r->reason), "%s", f[4]);
+	r->exit_code = r->exit_signal = -1;
+	r->submit = r->start = r->end = -1;
+	return r->state != SB_STATE_UNKNOWN;
+}
+
+static int parse_lines(const char *text, size_t nfields, row_fn fn,
+		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+
+	if (copy == NULL)
+		return sb_errorf(err, "scheduler rows: out of memory");
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[MAX_FIELDS];
+		struct sb_sched_row r;
+		size_t len = strlen(line);
+		int rc;
+
+		if (len && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		if (line[0] == '\0')
+			continue;
+		memset(&r, 0, sizeof(r));
+		if (split(line, f) != nfields || !fn(f, &r)) {
+			rows->skipped++;
+			continue;
+		}
+		rc = add_with_id(f[0], &r, rows, max_tasks, err);
+		if (rc < 0) {
+			free(copy);
+			return -1;
+		}
+		if (rc == 0)
+			rows->skipped++;
+	}
+	free(copy);
+	return 0;
+}
+
+int sb_sacct_parse(const char *text, struct sb_sched_rows *rows, size_t max_tasks,
+		   struct sb_error *err)
+{
+	return parse_lines(text, 9, sacct_row, rows, max_tasks, err);
+}
+
+int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tasks,
+		    struct sb_error *err)
+{
+	return parse_lines(text, 5, squeue_row, rows, max_tasks, err);
+}
+
+void sb_sched_rows_release(struct sb_sched_rows *rows)
+{
+	if (rows == NULL)
+		return;
+	free(rows->v);
+	memset(rows, 0, sizeof(*rows));
+}

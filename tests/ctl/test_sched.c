@@ -1,0 +1,152 @@
+/* Parsing sacct and squeue output: every shape real Slurm 22.05 prints
+ * (shared/slurm/RECIPE.md §5, §8), and garbage that must be evidence of
+ * nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/sched.h"
+
+static void test_states(void **state)
+{
+	long uid;
+
+	(void)state;
+	assert_int_equal(sb_sched_state_parse("COMPLETED", &uid), SB_STATE_COMPLETED);
+	assert_int_equal(uid, -1);
+	assert_int_equal(sb_sched_state_parse("CANCELLED by 1001", &uid), SB_STATE_CANCELLED);
+	assert_int_equal(uid, 1001);
+	assert_int_equal(sb_sched_state_parse("CANCELLED", &uid), SB_STATE_CANCELLED);
+	assert_int_equal(sb_sched_state_parse("CANCELLED by x", &uid), SB_STATE_UNKNOWN);
+	assert_int_equal(sb_sched_state_parse("COMPLETED by 3", NULL), SB_STATE_UNKNOWN);
+	assert_int_equal(sb_sched_state_parse("OUT_OF_MEMORY", NULL), SB_STATE_OUT_OF_MEMORY);
+	assert_int_equal(sb_sched_state_parse("UNKNOWN", NULL), SB_STATE_UNKNOWN);
+	assert_int_equal(sb_sched_state_parse("COMPLETE", NULL), SB_STATE_UNKNOWN);
+	assert_int_equal(sb_sched_state_parse("", NULL), SB_STATE_UNKNOWN);
+	assert_string_equal(sb_sched_state_name(SB_STATE_NODE_FAIL), "NODE_FAIL");
+	assert_true(sb_sched_state_terminal(SB_STATE_TIMEOUT));
+	assert_false(sb_sched_state_terminal(SB_STATE_REQUEUED));
+	assert_false(sb_sched_state_terminal(SB_STATE_UNKNOWN));
+}
+
+static void test_sacct_real_output(void **state)
+{
+	const char *text =
+		"21_0|22|x|COMPLETED|0:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:05|vm\n"
+		"21_1|23|x|FAILED|3:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:02|vm\n"
+		"21_3|25|x|CANCELLED by 1001|0:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:09|vm\n"
+		"21_4|21|x|OUT_OF_MEMORY|0:125|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:09|vm\n"
+		"39_0|40|y|REQUEUED|0:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:03|vm\n"
+		"39_0|40|y|PENDING|0:0|2026-11-30T13:00:04|Unknown|Unknown|None assigned\n"
+		"39_[2-5%1]|39|y|PENDING|0:0|2026-11-30T13:00:00|Unknown|Unknown|None assigned\n"
+		"50|50|plain|TIMEOUT|0:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:02:21|vm\n";
+	struct sb_sched_rows rows = { 0 };
+	struct sb_error err;
+
+	(void)state;
+	assert_int_equal(sb_sacct_parse(text, &rows, 1000, &err), 0);
+	assert_int_equal(rows.skipped, 0);
+	assert_int_equal(rows.n, 11);
+	assert_string_equal(rows.v[0].job_id, "21_0");
+	assert_int_equal(rows.v[0].array_job, 21);
+	assert_int_equal(rows.v[0].array_task, 0);
+	assert_int_equal(rows.v[0].raw_id, 22);
+	assert_int_equal(rows.v[0].end - rows.v[0].start, 4);
+	assert_string_equal(rows.v[0].nodes, "vm");
+	assert_int_equal(rows.v[1].exit_code, 3);
+	assert_int_equal(rows.v[2].state, SB_STATE_CANCELLED);
+	assert_int_equal(rows.v[2].cancelled_by, 1001);
+	assert_int_equal(rows.v[3].exit_signal, 125);
+	assert_int_equal(rows.v[4].state, SB_STATE_REQUEUED);
+	assert_int_equal(rows.v[5].state, SB_STATE_PENDING);
+	assert_int_equal(rows.v[5].start, -1);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(rows.v[6 + i].array_job, 39);
+		assert_int_equal(rows.v[6 + i].array_task, 2 + i);
+		assert_int_equal(rows.v[6 + i].raw_id, 0);
+		assert_int_equal(rows.v[6 + i].state, SB_STATE_PENDING);
+	}
+	assert_string_equal(rows.v[9].job_id, "39_5");
+	assert_string_equal(rows.v[10].job_id, "50");
+	assert_int_equal(rows.v[10].array_task, -1);
+	sb_sched_rows_release(&rows);
+}
+
+static void test_sacct_garbage_is_evidence_of_nothing(void **state)
+{
+	const char *text =
+		"sacct: error: slurmdbd: connection refused\n"
+		"\n"
+		"21_0|22|x|WEIRD_STATE|0:0|a|b|c|vm\n"       /* unknown state */
+		"21_0|22|x|COMPLETED|0:0|a|b|c\n"            /* too few fields */
+		"21_0|22|x|COMPLETED|0:0|a|b|c|vm|extra\n"   /* too many */
+		"21+0|22|x|COMPLETED|0:0|a|b|c|vm\n"         /* heterogeneous job */
+		"21_x|22|x|COMPLETED|0:0|a|b|c|vm\n"
+		"21_[3-1]|22|x|PENDING|0:0|a|b|c|vm\n"       /* bad range */
+		"21_[|22|x|PENDING|0:0|a|b|c|vm\n"
+		"|||||||||\n"
+		"21_1|22|x|COMPLETED|x:y|Unknown|None|2026-13-45T99:00:00|vm\r\n";
+	struct sb_sched_rows rows = { 0 };
+	struct sb_error err;
+
+	(void)state;
+	assert_int_equal(sb_sacct_parse(text, &rows, 1000, &err), 0);
+	assert_int_equal(rows.n, 1);
+	assert_int_equal(rows.skipped, 9);
+	assert_int_equal(rows.v[0].exit_code, -1);
+	assert_int_equal(rows.v[0].submit, -1);
+	assert_int_equal(rows.v[0].end, -1);
+	assert_string_equal(rows.v[0].nodes, "vm");
+	sb_sched_rows_release(&rows);
+}
+
+static void test_task_limit(void **state)
+{
+	struct sb_sched_rows rows = { 0 };
+	struct sb_error err;
+
+	(void)state;
+	assert_int_equal(sb_sacct_parse("7_[0-999999999999]|7|x|PENDING|0:0|a|b|c|d\n",
+					&rows, 1000, &err), -1);
+	assert_non_null(strstr(err.msg, "more than 1000 tasks"));
+	sb_sched_rows_release(&rows);
+}
+
+static void test_squeue(void **state)
+{
+	const char *text =
+		"39_0|40|bench-x|RUNNING|None\n"
+		"39_1|39|bench-x|PENDING|JobArrayTaskLimit\n"
+		"39_[2-3,7:2]|39|bench-x|PENDING|Resources\n"
+		"51|51|other|COMPLETING|None\n";
+	struct sb_sched_rows rows = { 0 };
+	struct sb_error err;
+
+	(void)state;
+	assert_int_equal(sb_squeue_parse(text, &rows, 1000, &err), 0);
+	assert_int_equal(rows.n, 6);
+	assert_int_equal(rows.v[0].state, SB_STATE_RUNNING);
+	assert_string_equal(rows.v[1].reason, "JobArrayTaskLimit");
+	assert_string_equal(rows.v[2].job_id, "39_2");
+	assert_string_equal(rows.v[3].job_id, "39_3");
+	assert_string_equal(rows.v[4].job_id, "39_7");
+	assert_int_equal(rows.v[5].state, SB_STATE_COMPLETING);
+	sb_sched_rows_release(&rows);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_sacct_real_output),
+		cmocka_unit_test(test_sacct_garbage_is_evidence_of_nothing),
+		cmocka_unit_test(test_task_limit),
+		cmocka_unit_test(test_squeue),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

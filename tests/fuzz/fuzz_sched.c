@@ -1,0 +1,28 @@
+/* Fuzz the sacct and squeue output parsers: any bytes are either rows or
+ * skipped lines, never a crash, a leak or a runaway expansion. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/sched.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sb_sched_rows rows = { 0 };
+	char *text = malloc(size + 1);
+
+	if (text == NULL)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	sb_sacct_parse(text, &rows, 10000, NULL);
+	sb_squeue_parse(text, &rows, 20000, NULL);
+	for (size_t i = 0; i < rows.n; i++)
+		if (rows.v[i].job_id[0] == '\0')
+			abort();
+	sb_sched_rows_release(&rows);
+	free(text);
+	return 0;
+}
