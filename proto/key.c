@@ -36,8 +36,11 @@ int sb_key_generate_file(const char *path, struct sb_error *err)
 		saved = errno;
 		OPENSSL_cleanse(bytes, sizeof(bytes));
 		if (saved == EEXIST)
-			return sb_errorf(err, "key file '%s' already exists; refusing to overwrite it", path);
-		return sb_errorf(err, "cannot create key file '%s': %s", path, strerror(saved));
+			sb_errorf(err, "key file '%s' already exists; refusing to overwrite it", path);
+		else
+			sb_errorf(err, "cannot create key file '%s': %s", path, strerror(saved));
+		errno = saved;
+		return -1;
 	}
 	/* The umask may have removed bits but never adds any; make it exact. */
 	if (fchmod(fd, 0600) < 0)

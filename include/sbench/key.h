@@ -21,7 +21,7 @@ struct sb_key {
 };
 
 /* Writes a new random key to path with mode 0600; refuses (-1) to overwrite
- * an existing file or to follow a symlink. */
+ * an existing file or to follow a symlink (errno is then EEXIST or ELOOP). */
 int sb_key_generate_file(const char *path, struct sb_error *err);
 
 /* Loads a key.  Refuses, each with its own message: a symlink, a file that is

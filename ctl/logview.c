@@ -1,0 +1,295 @@
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/logview.h"
+#include "proto/util.h"
+
+static void json_hex(struct sb_json *j, const char *p, size_t n)
+{
+	char small[2 * 64 + 1], *buf = small;
+
+	if (n > 64 && (buf = malloc(2 * n + 1)) == NULL) {
+		sb_json_null(j);
+		return;
+	}
+	sb_hex_encode((const uint8_t *)p, n, buf);
+	sb_json_strn(j, buf, 2 * n);
+	if (buf != small)
+		free(buf);
+}
+
+/* A map key as JSON object key text. */
+static void json_key(struct sb_json *j, const msgpack_object *k)
+{
+	char buf[64];
+
+	switch (k->type) {
+	case MSGPACK_OBJECT_STR: {
+		char *s = malloc(k->via.str.size + 1);
+		if (s == NULL) {
+			sb_json_key(j, "");
+			return;
+		}
+		memcpy(s, k->via.str.ptr, k->via.str.size);
+		s[k->via.str.size] = '\0';
+		/* an embedded NUL ends the key: keys are names, not data */
+		sb_json_key(j, s);
+		free(s);
+		return;
+	}
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		snprintf(buf, sizeof(buf), "%" PRIu64, k->via.u64);
+		break;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		snprintf(buf, sizeof(buf), "%" PRId64, k->via.i64);
+		break;
+	case MSGPACK_OBJECT_BOOLEAN:
+		snprintf(buf, sizeof(buf), "%s", k->via.boolean ? "true" : "false");
+		break;
+	case MSGPACK_OBJECT_NIL:
+		snprintf(buf, sizeof(buf), "null");
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "?");
+		break;
+	}
+	sb_json_key(j, buf);
+}
+
+void sb_logview_json_value(struct sb_json *j, const msgpack_object *o)
+{
+	uint32_t i;
+
+	switch (o->type) {
+	case MSGPACK_OBJECT_NIL:
+		sb_json_null(j);
+		break;
+	case MSGPACK_OBJECT_BOOLEAN:
+		sb_json_bool(j, o->via.boolean);
+		break;
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		sb_json_uint(j, o->via.u64);
+		break;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		sb_json_int(j, o->via.i64);
+		break;
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64:
+		sb_json_double(j, o->via.f64);
+		break;
+	case MSGPACK_OBJECT_STR:
+		sb_json_strn(j, o->via.str.ptr, o->via.str.size);
+		break;
+	case MSGPACK_OBJECT_BIN:
+		json_hex(j, o->via.bin.ptr, o->via.bin.size);
+		break;
+	case MSGPACK_OBJECT_EXT:
+		json_hex(j, o->via.ext.ptr, o->via.ext.size);
+		break;
+	case MSGPACK_OBJECT_ARRAY:
+		sb_json_arr_begin(j);
+		for (i = 0; i < o->via.array.size; i++)
+			sb_logview_json_value(j, &o->via.array.ptr[i]);
+		sb_json_arr_end(j);
+		break;
+	case MSGPACK_OBJECT_MAP:
+		sb_json_obj_begin(j);
+		for (i = 0; i < o->via.map.size; i++) {
+			json_key(j, &o->via.map.ptr[i].key);
+			sb_logview_json_value(j, &o->via.map.ptr[i].val);
+		}
+		sb_json_obj_end(j);
+		break;
+	default:
+		sb_json_null(j);
+		break;
+	}
+}
+
+static const char *const envelope[] = {
+	"format", "path", "seq", "type", "time", "time_ns", "bench", "child",
+	"child_digest", "attempt", "cluster", "job_id", "array_job_id",
+	"array_task_id", "restart", "host", "pid", "verified", "tag", "offset",
+};
+
+static bool is_envelope(const msgpack_object *k)
+{
+	size_t i;
+
+	if (k->type != MSGPACK_OBJECT_STR)
+		return false;
+	for (i = 0; i < sizeof(envelope) / sizeof(envelope[0]); i++)
+		if (strlen(envelope[i]) == k->via.str.size &&
+		    memcmp(envelope[i], k->via.str.ptr, k->via.str.size) == 0)
+			return true;
+	return false;
+}
+
+static void json_opt_int(struct sb_json *j, const char *key, int64_t v)
+{
+	sb_json_key(j, key);
+	if (v < 0)
+		sb_json_null(j);
+	else
+		sb_json_int(j, v);
+}
+
+void sb_logview_json_record(struct sb_json *j, const struct sb_log_record *rec,
+	const char *path)
+{
+	char tbuf[32], tag[2 * SB_LOG_TAG_LEN + 1];
+	const msgpack_object *pl = &rec->payload;
+	uint32_t i;
+
+	sb_json_obj_begin(j);
+	sb_json_key(j, "format");
+	sb_json_int(j, 1);
+	if (path != NULL) {
+		sb_json_key(j, "path");
+		sb_json_str(j, path);
+	}
+	sb_json_key(j, "seq");
+	sb_json_uint(j, rec->seq);
+	sb_json_key(j, "type");
+	sb_json_str(j, rec->type);
+	sb_json_key(j, "time");
+	sb_json_str(j, sb_fmt_time_ns(rec->time_ns, tbuf));
+	sb_json_key(j, "time_ns");
+	sb_json_int(j, rec->time_ns);
+	sb_json_key(j, "bench");
+	sb_json_str(j, rec->id.bench);
+	json_opt_int(j, "child", rec->id.child);
+	sb_json_key(j, "child_digest");
+	sb_json_str(j, rec->id.child_digest);
+	json_opt_int(j, "attempt", rec->id.attempt);
+	sb_json_key(j, "cluster");
+	sb_json_str(j, rec->id.cluster);
+	sb_json_key(j, "job_id");
+	sb_json_str(j, rec->id.job_id);
+	sb_json_key(j, "array_job_id");
+	sb_json_str(j, rec->id.array_job_id);
+	sb_json_key(j, "array_task_id");
+	sb_json_str(j, rec->id.array_task_id);
+	json_opt_int(j, "restart", rec->id.restart);
+	sb_json_key(j, "host");
+	sb_json_str(j, rec->id.host);
+	json_opt_int(j, "pid", rec->id.pid);
+	sb_json_key(j, "verified");
+	sb_json_bool(j, rec->verified);
+	sb_json_key(j, "tag");
+	sb_hex_encode(rec->tag, SB_LOG_TAG_LEN, tag);
+	sb_json_str(j, tag);
+	sb_json_key(j, "offset");
+	sb_json_uint(j, rec->offset);
+	for (i = 0; pl->type == MSGPACK_OBJECT_MAP && i < pl->via.map.size; i++) {
+		if (is_envelope(&pl->via.map.ptr[i].key))
+			continue;
+		json_key(j, &pl->via.map.ptr[i].key);
+		sb_logview_json_value(j, &pl->via.map.ptr[i].val);
+	}
+	sb_json_obj_end(j);
+}
+
+/* ---- human view ---- */
+
+static const msgpack_object *field(const msgpack_object *map, const char *name)
+{
+	size_t n = strlen(name);
+	uint32_t i;
+
+	if (map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (i = 0; i < map->via.map.size; i++) {
+		const msgpack_object *k = &map->via.map.ptr[i].key;
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+		    memcmp(k->via.str.ptr, name, n) == 0)
+			return &map->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+/* Prints a scalar in human form; returns false for nil/absent/containers. */
+static bool print_scalar(FILE *out, const msgpack_object *o)
+{
+	char buf[SB_DOUBLE_TEXT_MAX];
+	size_t i;
+
+	if (o == NULL)
+		return false;
+	switch (o->type) {
+	case MSGPACK_OBJECT_BOOLEAN:
+		fputs(o->via.boolean ? "true" : "false", out);
+		return true;
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		fprintf(out, "%" PRIu64, o->via.u64);
+		return true;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		fprintf(out, "%" PRId64, o->via.i64);
+		return true;
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64:
+		fputs(sb_fmt_double(o->via.f64, buf), out);
+		return true;
+	case MSGPACK_OBJECT_STR:
+		/* control characters would let a record rewrite the terminal */
+		for (i = 0; i < o->via.str.size; i++) {
+			unsigned char c = (unsigned char)o->via.str.ptr[i];
+			fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void fact(FILE *out, const msgpack_object *pl, const char *name,
+	const char *label, const char *unit)
+{
+	const msgpack_object *o = field(pl, name);
+
+	if (o == NULL || o->type == MSGPACK_OBJECT_NIL)
+		return;
+	fprintf(out, " %s", label);
+	print_scalar(out, o);
+	fputs(unit, out);
+}
+
+void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
+{
+	const msgpack_object *pl = &rec->payload, *o;
+	char tbuf[32];
+	uint32_t i;
+
+	fprintf(out, "%6" PRIu64 "  %s  %-9s", rec->seq,
+		sb_fmt_time_ns(rec->time_ns, tbuf), rec->type);
+	if (!strcmp(rec->type, "start")) {
+		o = field(pl, "command");
+		if (o != NULL && o->type == MSGPACK_OBJECT_ARRAY) {
+			fputs(" command:", out);
+			for (i = 0; i < o->via.array.size && i < 16; i++) {
+				fputc(' ', out);
+				print_scalar(out, &o->via.array.ptr[i]);
+			}
+			if (o->via.array.size > 16)
+				fputs(" ...", out);
+		}
+		fact(out, pl, "cwd", "cwd=", "");
+	} else if (!strcmp(rec->type, "heartbeat")) {
+		fact(out, pl, "elapsed_s", "elapsed=", "s");
+		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
+	} else if (!strcmp(rec->type, "signal")) {
+		fact(out, pl, "name", "", "");
+		fact(out, pl, "signal", "signal=", "");
+		fact(out, pl, "action", "action=", "");
+	} else if (!strcmp(rec->type, "finish")) {
+		fact(out, pl, "exit_code", "exit=", "");
+		fact(out, pl, "signal", "killed by signal ", "");
+		fact(out, pl, "error", "error=", "");
+		fact(out, pl, "wall_s", "wall=", "s");
+		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
+		fact(out, pl, "records", "records=", "");
+	}
+	fprintf(out, "  host=%s pid=%" PRId64 "%s\n", rec->id.host ? rec->id.host : "-",
+		rec->id.pid, rec->verified ? "" : "  UNVERIFIED");
+}

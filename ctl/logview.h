@@ -1,0 +1,29 @@
+/* Views of event-log records for sbctl: one JSON line, or one human line. */
+#ifndef SB_CTL_LOGVIEW_H
+#define SB_CTL_LOGVIEW_H
+
+#include <stdio.h>
+
+#include <msgpack.h>
+
+#include "proto/json.h"
+#include "sbench/log.h"
+
+/* Writes a msgpack object as JSON: map -> object (non-string keys become
+ * their JSON text), array -> array, str -> string, bin and ext -> lowercase
+ * hex string, integers, floats (shortest text), nil -> null. */
+void sb_logview_json_value(struct sb_json *j, const msgpack_object *o);
+
+/* Writes one record as a JSON object: "format": 1, the envelope (seq, type,
+ * time, bench, child, child_digest, attempt, cluster, job_id, array_job_id,
+ * array_task_id, restart, host, pid, verified, tag, offset), "path" when
+ * path is not NULL, then the payload's fields flattened into the object
+ * (a payload key equal to an envelope key is left out). */
+void sb_logview_json_record(struct sb_json *j, const struct sb_log_record *rec,
+	const char *path);
+
+/* Writes one line: seq, time, type, the payload facts that matter for the
+ * type (command, exit status, signal...), and UNVERIFIED when not verified. */
+void sb_logview_human_record(FILE *out, const struct sb_log_record *rec);
+
+#endif
