@@ -1,0 +1,169 @@
+/* sbagent internals: the run description, the process and signal loop, the
+ * payload encoders, result hashing and metrics parsing.  Not a public API. */
+#ifndef SB_AGENT_AGENT_H
+#define SB_AGENT_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <msgpack.h>
+
+#include "sbench/error.h"
+#include "sbench/key.h"
+#include "sbench/log.h"
+
+#define SB_AGENT_EXIT_SELF 125      /* sbagent failed before the command ran */
+#define SB_AGENT_EXIT_NOEXEC 126    /* found but could not be executed */
+#define SB_AGENT_EXIT_NOTFOUND 127  /* not found */
+
+#define SB_AGENT_MAX_RESULTS 1024
+#define SB_AGENT_MAX_ARGS 65536
+#define SB_AGENT_MAX_SECONDS 1e7    /* upper bound of --heartbeat, --kill-wait */
+#define SB_AGENT_DEFAULT_HEARTBEAT 60.0
+#define SB_AGENT_DEFAULT_KILL_WAIT 10.0
+
+/* What to run and what to collect.  Filled from the command line in
+ * standalone mode (main.c); benchmark mode will fill it from the benchmark
+ * record.  Every pointer is borrowed. */
+struct sb_agent_run {
+	char *const *argv;            /* the command, NULL-terminated, argv[0] != NULL */
+	size_t argc;
+	const char *const *results;   /* declared result files, relative to run_dir */
+	size_t nresults;
+	const char *metrics;          /* the metrics file, or NULL */
+	double heartbeat_s;           /* 0 disables heartbeats */
+	double kill_wait_s;           /* budget after a termination signal */
+	const char *run_dir;          /* absolute; the command's working directory */
+};
+
+struct sb_agent_usage {
+	double user_s;
+	double sys_s;
+	int64_t max_rss_kb;
+};
+
+/* How the command ended (run.c). */
+struct sb_agent_outcome {
+	int exec_errno;               /* non-zero: execvp failed with this errno */
+	int status;                   /* wait(2) status of the command */
+	double wall_s;                /* fork to the whole tree gone */
+	struct sb_agent_usage usage;  /* of every reaped descendant */
+	int terminating;              /* a termination signal was received */
+	double finish_deadline;       /* CLOCK_MONOTONIC seconds; 0 = none */
+};
+
+/* ---- run.c ---------------------------------------------------------- */
+
+/* Seconds on CLOCK_MONOTONIC. */
+double sb_agent_now(void);
+
+/* Runs run->argv as a child in its own process group and handles signals,
+ * heartbeats and reaping until the whole process tree is gone.  All signals
+ * must already be blocked.  Records (heartbeat, signal) go to w; a failed
+ * append is reported on stderr once and the run goes on.  Returns -1 only
+ * when the child could not be started at all (fork, pipe, signalfd). */
+int sb_agent_run_command(const struct sb_agent_run *run,
+	struct sb_log_writer *w, struct sb_agent_outcome *out,
+	struct sb_error *err);
+
+/* Exits like the command did: its exit code, or the same signal re-raised
+ * with the default disposition and no core dump (128+N as a fallback),
+ * 126/127 when it could not be executed. */
+void sb_agent_exit_like(const struct sb_agent_outcome *out)
+	__attribute__((noreturn));
+
+/* ---- host.c --------------------------------------------------------- */
+
+struct sb_agent_host {
+	char cpu_model[256];          /* empty when unknown */
+	int64_t cores;                /* online CPUs, -1 when unknown */
+	int64_t cpus_allowed;         /* CPUs in the affinity mask, -1 when unknown */
+	char kernel[256];             /* "Linux 6.1.0-18-amd64" */
+};
+
+void sb_agent_host_facts(struct sb_agent_host *h);
+
+/* The short host name (up to the first '.'). */
+void sb_agent_short_hostname(char *buf, size_t size);
+
+/* ---- results.c ------------------------------------------------------ */
+
+enum sb_agent_result_state {
+	SB_RESULT_HASHED,
+	SB_RESULT_MISSING,
+	SB_RESULT_NOT_HASHED,         /* no time left: size and mtime only */
+	SB_RESULT_ERROR,              /* not a regular file, unreadable */
+};
+
+struct sb_agent_result {
+	const char *path;             /* borrowed from the run */
+	enum sb_agent_result_state state;
+	uint64_t size;
+	int64_t mtime_ns;
+	char sha256[65];
+	char error[160];
+};
+
+/* Stats and hashes each result file (relative to the working directory).
+ * When deadline (CLOCK_MONOTONIC seconds) is non-zero, a file that cannot be
+ * hashed before it is recorded as SB_RESULT_NOT_HASHED. */
+void sb_agent_results_collect(const char *const *paths, size_t n,
+	double deadline, struct sb_agent_result *out);
+
+/* ---- metrics.c ------------------------------------------------------ */
+
+#define SB_METRICS_MAX_FILE (16u << 20)
+#define SB_METRICS_MAX_COUNT 10000
+#define SB_METRICS_MAX_NAME 256
+#define SB_METRICS_MAX_DEPTH 8
+
+struct sb_agent_metric {
+	char *name;
+	int is_float;
+	int64_t i;
+	double f;
+	size_t order;                 /* position in the file */
+};
+
+struct sb_agent_metrics {
+	struct sb_agent_metric *v;    /* sorted by name (raw bytes) */
+	size_t n;
+	char **skipped;               /* names of non-numbers, file order */
+	size_t nskipped;
+};
+
+/* Reads the numeric values of a JSON or YAML top-level mapping; nested
+ * mappings are flattened with '.' ("train.loss").  -1 with a message when the
+ * file is missing, unreadable, too large or not a mapping (m is then empty). */
+int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
+	struct sb_error *err);
+
+void sb_agent_metrics_release(struct sb_agent_metrics *m);
+
+/* ---- records.c: canonical msgpack payloads --------------------------- */
+
+int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
+	const struct sb_key *key, const struct sb_agent_host *host);
+
+int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
+	const struct sb_agent_usage *u);
+
+/* action: "forwarded", "not_forwarded" (no process left), "kill_after_killwait" */
+int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action);
+
+struct sb_agent_finish {
+	const struct sb_agent_outcome *outcome;
+	const char *error;            /* "exec failed: ...", or NULL */
+	const struct sb_agent_result *results;
+	size_t nresults;
+	const struct sb_agent_metrics *metrics;
+	const char *metrics_error;    /* the metrics file could not be read, or NULL */
+	uint64_t records;             /* records in the file including this one */
+};
+
+int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f);
+
+/* "TERM" for SIGTERM; "RTMIN+3"; "SIG%d" for unknown numbers. */
+const char *sb_agent_signal_name(int sig, char buf[16]);
+
+#endif

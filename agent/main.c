@@ -1,0 +1,290 @@
+/* sbagent: run a command and leave signed start, heartbeat, signal and
+ * finish records in an event log.  Standalone mode: everything comes from
+ * the command line (docs/sbagent.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "agent/agent.h"
+
+struct options {
+	const char *key;
+	const char *log;
+	const char *results[SB_AGENT_MAX_RESULTS];
+	size_t nresults;
+	const char *metrics;
+	double heartbeat_s;
+	double kill_wait_s;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: sbagent --key KEYFILE --log PATH [--heartbeat SECONDS] "
+	      "[--kill-wait SECONDS]\n"
+	      "               [--result FILE]... [--metrics FILE] -- COMMAND [ARG...]\n",
+	      f);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sbagent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(SB_AGENT_EXIT_SELF);
+}
+
+static double parse_seconds(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !isfinite(v) || v < 0 ||
+	    v > SB_AGENT_MAX_SECONDS) {
+		fprintf(stderr, "sbagent: bad %s '%s': need seconds from 0 to %g\n",
+			opt, s, SB_AGENT_MAX_SECONDS);
+		usage(stderr);
+		exit(SB_AGENT_EXIT_SELF);
+	}
+	return v;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "heartbeat", required_argument, NULL, 'b' },
+		{ "kill-wait", required_argument, NULL, 'w' },
+		{ "result", required_argument, NULL, 'r' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->heartbeat_s = SB_AGENT_DEFAULT_HEARTBEAT;
+	o->kill_wait_s = SB_AGENT_DEFAULT_KILL_WAIT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k': o->key = optarg; break;
+		case 'l': o->log = optarg; break;
+		case 'b': o->heartbeat_s = parse_seconds("--heartbeat", optarg); break;
+		case 'w': o->kill_wait_s = parse_seconds("--kill-wait", optarg); break;
+		case 'm': o->metrics = optarg; break;
+		case 'r':
+			if (o->nresults == SB_AGENT_MAX_RESULTS) {
+				fprintf(stderr, "sbagent: more than %d --result files\n",
+					SB_AGENT_MAX_RESULTS);
+				exit(SB_AGENT_EXIT_SELF);
+			}
+			if (optarg[0] == '\0' || strlen(optarg) >= PATH_MAX) {
+				fprintf(stderr, "sbagent: bad --result '%s'\n", optarg);
+				exit(SB_AGENT_EXIT_SELF);
+			}
+			o->results[o->nresults++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("sbagent %s\n", SB_VERSION);
+			exit(0);
+		case ':':
+			fprintf(stderr, "sbagent: option '%s' needs a value\n", argv[optind - 1]);
+			usage(stderr);
+			exit(SB_AGENT_EXIT_SELF);
+		default:
+			fprintf(stderr, "sbagent: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			exit(SB_AGENT_EXIT_SELF);
+		}
+	}
+	if (o->key == NULL || o->log == NULL) {
+		fprintf(stderr, "sbagent: %s is required\n", o->key ? "--log" : "--key");
+		usage(stderr);
+		exit(SB_AGENT_EXIT_SELF);
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "sbagent: no command given\n");
+		usage(stderr);
+		exit(SB_AGENT_EXIT_SELF);
+	}
+	if ((size_t)(argc - optind) > SB_AGENT_MAX_ARGS)
+		die("more than %d command arguments", SB_AGENT_MAX_ARGS);
+	return optind;
+}
+
+static const char *env_or_null(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static int64_t env_int(const char *name)
+{
+	const char *v = env_or_null(name);
+	char *end;
+	long long n;
+
+	if (v == NULL)
+		return -1;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || *end != '\0' || n < 0 ? -1 : n;
+}
+
+static void fill_ident(struct sb_run_ident *id, char *host, size_t hostsize)
+{
+	memset(id, 0, sizeof(*id));
+	id->bench = NULL;
+	id->child = -1;
+	id->child_digest = NULL;
+	id->attempt = -1;
+	id->cluster = env_or_null("SLURM_CLUSTER_NAME");
+	id->job_id = env_or_null("SLURM_JOB_ID");
+	id->array_job_id = env_or_null("SLURM_ARRAY_JOB_ID");
+	id->array_task_id = env_or_null("SLURM_ARRAY_TASK_ID");
+	id->restart = env_int("SLURM_RESTART_COUNT");
+	sb_agent_short_hostname(host, hostsize);
+	id->host = host;
+	id->pid = getpid();
+}
+
+static int write_record(struct sb_log_writer *w, const char *type,
+	msgpack_sbuffer *sb, int rc, struct sb_error *err)
+{
+	if (rc != 0)
+		return sb_errorf(err, "cannot encode the %s record: out of memory", type);
+	return sb_log_writer_append(w, type, sb->data, sb->size, err);
+}
+
+int main(int argc, char **argv)
+{
+	struct sb_agent_result results[SB_AGENT_MAX_RESULTS];
+	struct sb_agent_metrics metrics = { 0 };
+	struct sb_agent_outcome outcome;
+	struct sb_agent_finish fin;
+	struct sb_agent_host host;
+	struct sb_agent_run run;
+	struct sb_run_ident id;
+	struct sb_log_writer *w;
+	struct options opt;
+	struct sb_error err;
+	struct sb_key key;
+	msgpack_sbuffer sb;
+	char hostname[256], *cwd, exec_error[160], metrics_error[SB_ERROR_MAX];
+	sigset_t all;
+	int first, rc;
+
+	/* signals wait in the queue until the loop reads them */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+
+	first = parse_options(argc, argv, &opt);
+	cwd = getcwd(NULL, 0);
+	if (cwd == NULL)
+		die("cannot get the working directory: %s", strerror(errno));
+
+	memset(&run, 0, sizeof(run));
+	run.argv = argv + first;
+	run.argc = (size_t)(argc - first);
+	run.results = opt.results;
+	run.nresults = opt.nresults;
+	run.metrics = opt.metrics;
+	run.heartbeat_s = opt.heartbeat_s;
+	run.kill_wait_s = opt.kill_wait_s;
+	run.run_dir = cwd;
+
+	if (sb_key_load(opt.key, &key, &err) != 0) {
+		free(cwd);
+		die("%s", err.msg);
+	}
+	fill_ident(&id, hostname, sizeof(hostname));
+	w = sb_log_writer_create(opt.log, &key, &id, &err);
+	if (w == NULL) {
+		sb_key_cleanse(&key);
+		free(cwd);
+		die("%s", err.msg);
+	}
+	sb_agent_host_facts(&host);
+	msgpack_sbuffer_init(&sb);
+	rc = sb_agent_payload_start(&sb, &run, &key, &host);
+	rc = write_record(w, "start", &sb, rc, &err);
+	msgpack_sbuffer_destroy(&sb);
+	if (rc != 0) {
+		struct sb_error cerr;
+
+		sb_log_writer_close(w, &cerr);
+		sb_key_cleanse(&key);
+		free(cwd);
+		die("cannot write the start record to '%s', the command did not run: %s",
+			opt.log, err.msg);
+	}
+
+	memset(&fin, 0, sizeof(fin));
+	fin.outcome = &outcome;
+	if (sb_agent_run_command(&run, w, &outcome, &err) != 0) {
+		/* the start record is there: say in the log why nothing ran */
+		fprintf(stderr, "sbagent: %s\n", err.msg);
+		memset(&outcome, 0, sizeof(outcome));
+		outcome.status = SB_AGENT_EXIT_SELF << 8;
+		fin.error = err.msg;
+	} else if (outcome.exec_errno) {
+		snprintf(exec_error, sizeof(exec_error), "exec failed: %s",
+			strerror(outcome.exec_errno));
+		fprintf(stderr, "sbagent: cannot execute '%s': %s\n", run.argv[0],
+			strerror(outcome.exec_errno));
+		fin.error = exec_error;
+	}
+
+	sb_agent_results_collect(run.results, run.nresults,
+		outcome.finish_deadline, results);
+	fin.results = results;
+	fin.nresults = run.nresults;
+	if (run.metrics) {
+		struct sb_error merr;
+
+		if (sb_agent_metrics_read(run.metrics, &metrics, &merr) != 0) {
+			snprintf(metrics_error, sizeof(metrics_error), "%s", merr.msg);
+			fin.metrics_error = metrics_error;
+		}
+	}
+	fin.metrics = &metrics;
+	fin.records = sb_log_writer_count(w) + 1;
+	msgpack_sbuffer_init(&sb);
+	rc = sb_agent_payload_finish(&sb, &fin);
+	rc = write_record(w, "finish", &sb, rc, &err);
+	msgpack_sbuffer_destroy(&sb);
+	if (rc != 0)
+		fprintf(stderr, "sbagent: cannot write the finish record to '%s': %s\n",
+			opt.log, err.msg);
+	if (sb_log_writer_close(w, &err) != 0)
+		fprintf(stderr, "sbagent: cannot close '%s': %s\n", opt.log, err.msg);
+	sb_agent_metrics_release(&metrics);
+	sb_key_cleanse(&key);
+	free(cwd);
+	sb_agent_exit_like(&outcome);
+}

@@ -1,0 +1,383 @@
+/* The metrics file: a JSON or YAML top-level mapping read with libyaml (JSON
+ * is YAML).  Plain scalars that read as YAML 1.2 core integers stay int64,
+ * floats become float64; nested mappings are flattened with '.'; anything
+ * else (strings, quoted numbers, booleans, null, sequences, non-finite
+ * floats, integers beyond int64) is listed as skipped. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "agent/agent.h"
+
+struct mctx {
+	yaml_parser_t parser;
+	struct sb_agent_metrics *m;
+	size_t cap, capskip;
+	const char *path;
+	struct sb_error *err;
+};
+
+static int next_event(struct mctx *c, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(&c->parser, ev))
+		return sb_errorf(c->err, "metrics file '%s': line %zu column %zu: %s",
+			c->path, c->parser.problem_mark.line + 1,
+			c->parser.problem_mark.column + 1,
+			c->parser.problem ? c->parser.problem : "parse error");
+	return 0;
+}
+
+static int is_digits(const char *s, const char *set, size_t *n)
+{
+	size_t i = 0;
+
+	while (s[i] && strchr(set, s[i]))
+		i++;
+	*n = i;
+	return i > 0;
+}
+
+/* 1 int, 2 float, 0 not a number (YAML 1.2 core schema). */
+static int parse_number(const char *s, int64_t *iv, double *fv)
+{
+	const char *p = s;
+	char *end;
+	size_t n;
+
+	if (s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
+		unsigned long long u;
+		int base = s[1] == 'o' ? 8 : 16;
+
+		if (!is_digits(s + 2, base == 8 ? "01234567" : "0123456789abcdefABCDEF", &n) ||
+		    s[2 + n] != '\0')
+			return 0;
+		errno = 0;
+		u = strtoull(s + 2, &end, base);
+		if (errno || u > INT64_MAX)
+			return 0;
+		*iv = (int64_t)u;
+		return 1;
+	}
+	if (*p == '-' || *p == '+')
+		p++;
+	if (is_digits(p, "0123456789", &n) && p[n] == '\0') {
+		long long v;
+
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (errno)
+			return 0;
+		*iv = v;
+		return 1;
+	}
+	/* [-+]? ( \.[0-9]+ | [0-9]+ ( \.[0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
+	if (is_digits(p, "0123456789", &n)) {
+		p += n;
+		if (*p == '.')
+			p++, is_digits(p, "0123456789", &n), p += n;
+	} else if (*p == '.' && is_digits(p + 1, "0123456789", &n)) {
+		p += 1 + n;
+	} else {
+		return 0;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!is_digits(p, "0123456789", &n))
+			return 0;
+		p += n;
+	}
+	if (*p != '\0')
+		return 0;
+	*fv = strtod(s, &end);
+	if (!isfinite(*fv))
+		return 0;
+	if (*fv == 0)
+		*fv = 0.0; /* -0.0 is 0.0 */
+	return 2;
+}
+
+static char *join_name(const char *prefix, const char *key)
+{
+	size_t a = prefix ? strlen(prefix) : 0, b = strlen(key);
+	char *s;
+
+	if (a + 1 + b >= SB_METRICS_MAX_NAME)
+		return NULL;
+	s = malloc(a + 1 + b + 1);
+	if (s == NULL)
+		return NULL;
+	if (a)
+		memcpy(s, prefix, a), s[a++] = '.';
+	memcpy(s + a, key, b + 1);
+	return s;
+}
+
+static int add_skipped(struct mctx *c, char *name)
+{
+	struct sb_agent_metrics *m = c->m;
+
+	if (m->nskipped == c->capskip) {
+		size_t cap = c->capskip ? 2 * c->capskip : 16;
+		char **v = realloc(m->skipped, cap * sizeof(*v));
+
+		if (v == NULL) {
+			free(name);
+			return sb_errorf(c->err, "metrics file '%s': out of memory", c->path);
+		}
+		m->skipped = v;
+		c->capskip = cap;
+	}
+	m->skipped[m->nskipped++] = name;
+	return 0;
+}
+
+static int add_metric(struct mctx *c, char *name, int kind, int64_t iv, double fv)
+{
+	struct sb_agent_metrics *m = c->m;
+
+	if (m->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct sb_agent_metric *v = realloc(m->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			free(name);
+			return sb_errorf(c->err, "metrics file '%s': out of memory", c->path);
+		}
+		m->v = v;
+		c->cap = cap;
+	}
+	m->v[m->n].name = name;
+	m->v[m->n].is_float = kind == 2;
+	m->v[m->n].i = iv;
+	m->v[m->n].f = fv;
+	m->v[m->n].order = m->n;
+	m->n++;
+	return 0;
+}
+
+/* Consumes the rest of a sequence or mapping whose start was just read. */
+static int skip_node(struct mctx *c)
+{
+	int depth = 1;
+
+	while (depth > 0) {
+		yaml_event_t ev;
+
+		if (next_event(c, &ev) != 0)
+			return -1;
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		yaml_event_delete(&ev);
+	}
+	return 0;
+}
+
+static int read_mapping(struct mctx *c, const char *prefix, int depth)
+{
+	for (;;) {
+		yaml_event_t kev, vev;
+		char *name;
+		int rc = 0;
+
+		if (next_event(c, &kev) != 0)
+			return -1;
+		if (kev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&kev);
+			return 0;
+		}
+		if (kev.type != YAML_SCALAR_EVENT) {
+			yaml_event_delete(&kev);
+			return sb_errorf(c->err, "metrics file '%s': a key is not a scalar", c->path);
+		}
+		name = join_name(prefix, (const char *)kev.data.scalar.value);
+		if (name == NULL)
+			rc = sb_errorf(c->err, "metrics file '%s': name '%.64s...' longer than %d bytes",
+				c->path, (const char *)kev.data.scalar.value, SB_METRICS_MAX_NAME - 1);
+		yaml_event_delete(&kev);
+		if (rc != 0)
+			return -1;
+		if (c->m->n + c->m->nskipped >= SB_METRICS_MAX_COUNT) {
+			free(name);
+			return sb_errorf(c->err, "metrics file '%s': more than %d values",
+				c->path, SB_METRICS_MAX_COUNT);
+		}
+		if (next_event(c, &vev) != 0) {
+			free(name);
+			return -1;
+		}
+		switch (vev.type) {
+		case YAML_SCALAR_EVENT: {
+			int64_t iv = 0;
+			double fv = 0;
+			int kind = 0;
+
+			if (vev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			    vev.data.scalar.plain_implicit &&
+			    strlen((const char *)vev.data.scalar.value) == vev.data.scalar.length)
+				kind = parse_number((const char *)vev.data.scalar.value, &iv, &fv);
+			rc = kind ? add_metric(c, name, kind, iv, fv) : add_skipped(c, name);
+			break;
+		}
+		case YAML_MAPPING_START_EVENT:
+			if (depth + 1 < SB_METRICS_MAX_DEPTH) {
+				rc = read_mapping(c, name, depth + 1);
+				free(name);
+			} else {
+				rc = skip_node(c);
+				rc = rc ? (free(name), -1) : add_skipped(c, name);
+			}
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			rc = skip_node(c);
+			rc = rc ? (free(name), -1) : add_skipped(c, name);
+			break;
+		default: /* alias */
+			rc = add_skipped(c, name);
+			break;
+		}
+		yaml_event_delete(&vev);
+		if (rc != 0)
+			return -1;
+	}
+}
+
+static int cmp_metric(const void *a, const void *b)
+{
+	const struct sb_agent_metric *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void sb_agent_metrics_release(struct sb_agent_metrics *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->v[i].name);
+	for (i = 0; i < m->nskipped; i++)
+		free(m->skipped[i]);
+	free(m->v);
+	free(m->skipped);
+	memset(m, 0, sizeof(*m));
+}
+
+int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
+	struct sb_error *err)
+{
+	struct mctx c = { .m = m, .path = path, .err = err };
+	yaml_event_t ev;
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0, i, out;
+	int fd, rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return sb_errorf(err, "cannot open metrics file '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return sb_errorf(err, "metrics file '%s' is not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > SB_METRICS_MAX_FILE) {
+		close(fd);
+		return sb_errorf(err, "metrics file '%s' is larger than %u bytes", path,
+			SB_METRICS_MAX_FILE);
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (text == NULL) {
+		close(fd);
+		return sb_errorf(err, "metrics file '%s': out of memory", path);
+	}
+	while (len <= (size_t)st.st_size) {
+		ssize_t n = read(fd, text + len, (size_t)st.st_size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			sb_errorf(err, "cannot read metrics file '%s': %s", path, strerror(errno));
+			close(fd);
+			free(text);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len > (size_t)st.st_size) {
+		free(text);
+		return sb_errorf(err, "metrics file '%s' grew while being read", path);
+	}
+
+	if (!yaml_parser_initialize(&c.parser)) {
+		free(text);
+		return sb_errorf(err, "metrics file '%s': out of memory", path);
+	}
+	yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
+	/* stream start, document start, then the top-level mapping */
+	if (next_event(&c, &ev) != 0)
+		goto out;
+	yaml_event_delete(&ev);
+	if (next_event(&c, &ev) != 0)
+		goto out;
+	if (ev.type != YAML_DOCUMENT_START_EVENT) {
+		yaml_event_delete(&ev);
+		sb_errorf(err, "metrics file '%s' is empty", path);
+		goto out;
+	}
+	yaml_event_delete(&ev);
+	if (next_event(&c, &ev) != 0)
+		goto out;
+	if (ev.type != YAML_MAPPING_START_EVENT) {
+		yaml_event_delete(&ev);
+		sb_errorf(err, "metrics file '%s' is not a mapping", path);
+		goto out;
+	}
+	yaml_event_delete(&ev);
+	if (read_mapping(&c, NULL, 0) != 0)
+		goto out;
+	rc = 0;
+out:
+	yaml_parser_delete(&c.parser);
+	free(text);
+	if (rc != 0) {
+		sb_agent_metrics_release(m);
+		return -1;
+	}
+	/* sorted by name; a name seen twice keeps its first value and the later
+	 * ones are listed as skipped */
+	qsort(m->v, m->n, sizeof(m->v[0]), cmp_metric);
+	for (i = 0, out = 0; i < m->n; i++) {
+		if (out > 0 && strcmp(m->v[out - 1].name, m->v[i].name) == 0) {
+			if (add_skipped(&c, m->v[i].name) != 0) {
+				for (i++; i < m->n; i++)
+					free(m->v[i].name);
+				m->n = out;
+				sb_agent_metrics_release(m);
+				return -1;
+			}
+			continue;
+		}
+		m->v[out++] = m->v[i];
+	}
+	m->n = out;
+	return 0;
+}

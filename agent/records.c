@@ -1,0 +1,235 @@
+/* Payload maps of the agent's records.  Canonical msgpack: every map's keys
+ * are written in the order of their raw bytes (checked by
+ * tests/agent/test_records.c), integers in their shortest form (msgpack-c
+ * does that), floats always float64. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "agent/agent.h"
+
+static int pk_str(msgpack_packer *pk, const char *s)
+{
+	size_t n;
+
+	if (s == NULL)
+		return msgpack_pack_nil(pk);
+	n = strlen(s);
+	return msgpack_pack_str(pk, n) | msgpack_pack_str_body(pk, s, n);
+}
+
+static int pk_bool(msgpack_packer *pk, int v)
+{
+	return v ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+}
+
+static int pk_int_or_nil(msgpack_packer *pk, int64_t v)
+{
+	return v < 0 ? msgpack_pack_nil(pk) : msgpack_pack_int64(pk, v);
+}
+
+#define KEY(pk, k) pk_str(pk, k)
+
+const char *sb_agent_signal_name(int sig, char buf[16])
+{
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGHUP, "HUP" }, { SIGINT, "INT" }, { SIGQUIT, "QUIT" },
+		{ SIGILL, "ILL" }, { SIGTRAP, "TRAP" }, { SIGABRT, "ABRT" },
+		{ SIGBUS, "BUS" }, { SIGFPE, "FPE" }, { SIGKILL, "KILL" },
+		{ SIGUSR1, "USR1" }, { SIGSEGV, "SEGV" }, { SIGUSR2, "USR2" },
+		{ SIGPIPE, "PIPE" }, { SIGALRM, "ALRM" }, { SIGTERM, "TERM" },
+		{ SIGSTKFLT, "STKFLT" }, { SIGCHLD, "CHLD" }, { SIGCONT, "CONT" },
+		{ SIGSTOP, "STOP" }, { SIGTSTP, "TSTP" }, { SIGTTIN, "TTIN" },
+		{ SIGTTOU, "TTOU" }, { SIGURG, "URG" }, { SIGXCPU, "XCPU" },
+		{ SIGXFSZ, "XFSZ" }, { SIGVTALRM, "VTALRM" }, { SIGPROF, "PROF" },
+		{ SIGWINCH, "WINCH" }, { SIGIO, "IO" }, { SIGPWR, "PWR" },
+		{ SIGSYS, "SYS" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, 16, "RTMIN+%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, 16, "SIG%d", sig);
+	return buf;
+}
+
+int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
+	const struct sb_key *key, const struct sb_agent_host *host)
+{
+	msgpack_packer pk;
+	size_t i;
+	int rc = 0;
+
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	rc |= msgpack_pack_map(&pk, 11);
+	rc |= KEY(&pk, "command");
+	rc |= msgpack_pack_array(&pk, run->argc);
+	for (i = 0; i < run->argc; i++)
+		rc |= pk_str(&pk, run->argv[i]);
+	rc |= KEY(&pk, "cores");
+	rc |= pk_int_or_nil(&pk, host->cores);
+	rc |= KEY(&pk, "cpu_model");
+	rc |= pk_str(&pk, host->cpu_model[0] ? host->cpu_model : NULL);
+	rc |= KEY(&pk, "cpus_allowed");
+	rc |= pk_int_or_nil(&pk, host->cpus_allowed);
+	rc |= KEY(&pk, "cwd");
+	rc |= pk_str(&pk, run->run_dir);
+	rc |= KEY(&pk, "heartbeat_s");
+	rc |= msgpack_pack_double(&pk, run->heartbeat_s);
+	rc |= KEY(&pk, "kernel");
+	rc |= pk_str(&pk, host->kernel[0] ? host->kernel : NULL);
+	rc |= KEY(&pk, "key_id");
+	rc |= pk_str(&pk, key->id);
+	rc |= KEY(&pk, "kill_wait_s");
+	rc |= msgpack_pack_double(&pk, run->kill_wait_s);
+	rc |= KEY(&pk, "metrics_file");
+	rc |= pk_str(&pk, run->metrics);
+	rc |= KEY(&pk, "result_files");
+	rc |= msgpack_pack_array(&pk, run->nresults);
+	for (i = 0; i < run->nresults; i++)
+		rc |= pk_str(&pk, run->results[i]);
+	return rc ? -1 : 0;
+}
+
+int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
+	const struct sb_agent_usage *u)
+{
+	msgpack_packer pk;
+	int rc = 0;
+
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	rc |= msgpack_pack_map(&pk, 4);
+	rc |= KEY(&pk, "elapsed_s");
+	rc |= msgpack_pack_double(&pk, elapsed_s);
+	rc |= KEY(&pk, "max_rss_kb");
+	rc |= msgpack_pack_int64(&pk, u->max_rss_kb);
+	rc |= KEY(&pk, "sys_s");
+	rc |= msgpack_pack_double(&pk, u->sys_s);
+	rc |= KEY(&pk, "user_s");
+	rc |= msgpack_pack_double(&pk, u->user_s);
+	return rc ? -1 : 0;
+}
+
+int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action)
+{
+	msgpack_packer pk;
+	char buf[16];
+	int rc = 0;
+
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	rc |= msgpack_pack_map(&pk, 3);
+	rc |= KEY(&pk, "action");
+	rc |= pk_str(&pk, action);
+	rc |= KEY(&pk, "name");
+	rc |= pk_str(&pk, sb_agent_signal_name(sig, buf));
+	rc |= KEY(&pk, "signal");
+	rc |= msgpack_pack_int64(&pk, sig);
+	return rc ? -1 : 0;
+}
+
+static int pk_result(msgpack_packer *pk, const struct sb_agent_result *r)
+{
+	int rc = 0;
+
+	switch (r->state) {
+	case SB_RESULT_HASHED:
+		rc |= msgpack_pack_map(pk, 4);
+		rc |= KEY(pk, "mtime_ns");
+		rc |= msgpack_pack_int64(pk, r->mtime_ns);
+		rc |= KEY(pk, "path");
+		rc |= pk_str(pk, r->path);
+		rc |= KEY(pk, "sha256");
+		rc |= pk_str(pk, r->sha256);
+		rc |= KEY(pk, "size");
+		rc |= msgpack_pack_uint64(pk, r->size);
+		break;
+	case SB_RESULT_MISSING:
+		rc |= msgpack_pack_map(pk, 2);
+		rc |= KEY(pk, "missing");
+		rc |= msgpack_pack_true(pk);
+		rc |= KEY(pk, "path");
+		rc |= pk_str(pk, r->path);
+		break;
+	case SB_RESULT_NOT_HASHED:
+		rc |= msgpack_pack_map(pk, 4);
+		rc |= KEY(pk, "mtime_ns");
+		rc |= msgpack_pack_int64(pk, r->mtime_ns);
+		rc |= KEY(pk, "not_hashed");
+		rc |= msgpack_pack_true(pk);
+		rc |= KEY(pk, "path");
+		rc |= pk_str(pk, r->path);
+		rc |= KEY(pk, "size");
+		rc |= msgpack_pack_uint64(pk, r->size);
+		break;
+	case SB_RESULT_ERROR:
+		rc |= msgpack_pack_map(pk, 2);
+		rc |= KEY(pk, "error");
+		rc |= pk_str(pk, r->error);
+		rc |= KEY(pk, "path");
+		rc |= pk_str(pk, r->path);
+		break;
+	}
+	return rc;
+}
+
+int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f)
+{
+	const struct sb_agent_outcome *o = f->outcome;
+	const struct sb_agent_metrics *m = f->metrics;
+	int signaled = WIFSIGNALED(o->status);
+	msgpack_packer pk;
+	size_t i;
+	int rc = 0;
+
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	rc |= msgpack_pack_map(&pk, 13);
+	rc |= KEY(&pk, "core_dumped");
+	rc |= pk_bool(&pk, signaled && WCOREDUMP(o->status));
+	rc |= KEY(&pk, "error");
+	rc |= pk_str(&pk, f->error);
+	rc |= KEY(&pk, "exit_code");
+	if (signaled)
+		rc |= msgpack_pack_nil(&pk);
+	else
+		rc |= msgpack_pack_int64(&pk, WEXITSTATUS(o->status));
+	rc |= KEY(&pk, "max_rss_kb");
+	rc |= msgpack_pack_int64(&pk, o->usage.max_rss_kb);
+	rc |= KEY(&pk, "metrics");
+	rc |= msgpack_pack_map(&pk, m ? m->n : 0);
+	for (i = 0; m && i < m->n; i++) {
+		rc |= pk_str(&pk, m->v[i].name);
+		if (m->v[i].is_float)
+			rc |= msgpack_pack_double(&pk, m->v[i].f);
+		else
+			rc |= msgpack_pack_int64(&pk, m->v[i].i);
+	}
+	rc |= KEY(&pk, "metrics_error");
+	rc |= pk_str(&pk, f->metrics_error);
+	rc |= KEY(&pk, "records");
+	rc |= msgpack_pack_uint64(&pk, f->records);
+	rc |= KEY(&pk, "results");
+	rc |= msgpack_pack_array(&pk, f->nresults);
+	for (i = 0; i < f->nresults; i++)
+		rc |= pk_result(&pk, &f->results[i]);
+	rc |= KEY(&pk, "signal");
+	if (signaled)
+		rc |= msgpack_pack_int64(&pk, WTERMSIG(o->status));
+	else
+		rc |= msgpack_pack_nil(&pk);
+	rc |= KEY(&pk, "skipped_metrics");
+	rc |= msgpack_pack_array(&pk, m ? m->nskipped : 0);
+	for (i = 0; m && i < m->nskipped; i++)
+		rc |= pk_str(&pk, m->skipped[i]);
+	rc |= KEY(&pk, "sys_s");
+	rc |= msgpack_pack_double(&pk, o->usage.sys_s);
+	rc |= KEY(&pk, "user_s");
+	rc |= msgpack_pack_double(&pk, o->usage.user_s);
+	rc |= KEY(&pk, "wall_s");
+	rc |= msgpack_pack_double(&pk, o->wall_s);
+	return rc ? -1 : 0;
+}

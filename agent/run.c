@@ -1,0 +1,422 @@
+/* The command as a child: spawn, the synchronous signal loop (signalfd),
+ * heartbeats, the kill-wait budget, reaping the whole tree, and exiting like
+ * the command did. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+
+/* Of the kill-wait budget, the last KILL_RESERVE seconds (at most 30 % of
+ * it) are for killing what is left, hashing and writing finish; the last
+ * FINISH_RESERVE seconds (at most 10 %) for the finish write alone. */
+#define KILL_RESERVE 2.0
+#define FINISH_RESERVE 0.5
+
+struct loop {
+	const struct sb_agent_run *run;
+	struct sb_log_writer *w;
+	int log_failed;
+	pid_t child;
+	int child_done;
+	int status;
+	double t0;
+	double next_hb;
+	int term_sig;          /* the first termination signal, 0 = none */
+	double term_at, kill_at;
+	int killed;
+};
+
+double sb_agent_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void append(struct loop *l, const char *type, msgpack_sbuffer *sb, int rc)
+{
+	struct sb_error err;
+
+	if (l->log_failed)
+		return;
+	if (rc != 0) {
+		fprintf(stderr, "sbagent: cannot encode %s record: out of memory\n", type);
+		return;
+	}
+	if (sb_log_writer_append(l->w, type, sb->data, sb->size, &err) != 0) {
+		fprintf(stderr, "sbagent: cannot write %s record: %s; "
+			"the command goes on without its log\n", type, err.msg);
+		l->log_failed = 1;
+	}
+}
+
+static void record_signal(struct loop *l, int sig, const char *action)
+{
+	msgpack_sbuffer sb;
+	int rc;
+
+	msgpack_sbuffer_init(&sb);
+	rc = sb_agent_payload_signal(&sb, sig, action);
+	append(l, "signal", &sb, rc);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* utime+cutime, stime+cstime (ticks) and VmHWM (kB) of a live process. */
+static void proc_usage(pid_t pid, struct sb_agent_usage *u)
+{
+	char path[64], buf[4096], *p;
+	unsigned long ut, st;
+	long cut, cst, hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %ld %ld",
+			&ut, &st, &cut, &cst) == 4) {
+		u->user_s += (double)(ut + (unsigned long)cut) / (double)hz;
+		u->sys_s += (double)(st + (unsigned long)cst) / (double)hz;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	if (p) {
+		long long kb = strtoll(p + 7, NULL, 10);
+
+		if (kb > u->max_rss_kb)
+			u->max_rss_kb = kb;
+	}
+}
+
+static void children_usage(struct sb_agent_usage *u)
+{
+	struct rusage ru;
+
+	memset(u, 0, sizeof(*u));
+	if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return;
+	u->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+	u->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	u->max_rss_kb = ru.ru_maxrss;
+}
+
+static void heartbeat(struct loop *l, double now)
+{
+	struct sb_agent_usage u;
+	msgpack_sbuffer sb;
+	int rc;
+
+	/* reaped descendants, plus the command itself while it runs */
+	children_usage(&u);
+	if (!l->child_done)
+		proc_usage(l->child, &u);
+	msgpack_sbuffer_init(&sb);
+	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u);
+	append(l, "heartbeat", &sb, rc);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* Reaps what has ended; 1 when no child is left at all. */
+static int reap(struct loop *l)
+{
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p > 0) {
+			if (p == l->child) {
+				l->status = st;
+				l->child_done = 1;
+			}
+			continue;
+		}
+		if (p == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		return 1;
+	}
+}
+
+/* SIGKILLs the command's process group and every direct child (orphans
+ * reparented to us, whatever their group).  Called again after each reap,
+ * since killing a process reparents its own children to us. */
+static void kill_tree(struct loop *l)
+{
+	char path[64], buf[8192], *p, *end;
+	ssize_t n;
+	int fd;
+
+	/* while any child is unreaped the group id cannot have been reused */
+	kill(-l->child, SIGKILL);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (p = buf; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0)
+			kill((pid_t)pid, SIGKILL);
+	}
+}
+
+static int is_termination(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+}
+
+static void handle_signal(struct loop *l, int sig)
+{
+	int fwd;
+
+	switch (sig) {
+	case SIGCHLD:
+	case SIGTTIN:
+	case SIGTTOU:
+		return;
+	case SIGTERM: case SIGINT: case SIGHUP: case SIGQUIT:
+	case SIGUSR1: case SIGUSR2:
+		fwd = kill(-l->child, sig) == 0;
+		record_signal(l, sig, fwd ? "forwarded" : "not_forwarded");
+		if (is_termination(sig) && l->term_sig == 0) {
+			double kw = l->run->kill_wait_s;
+			double reserve = fmin(KILL_RESERVE, 0.3 * kw);
+
+			l->term_sig = sig;
+			l->term_at = sb_agent_now();
+			l->kill_at = l->term_at + kw - reserve;
+		}
+		return;
+	default:
+		/* everything else (WINCH, CONT, TSTP, ALRM, ...) passes quietly */
+		kill(-l->child, sig);
+		return;
+	}
+}
+
+static void drain_signals(struct loop *l, int sfd)
+{
+	struct signalfd_siginfo si[16];
+
+	for (;;) {
+		ssize_t n = read(sfd, si, sizeof(si));
+		size_t i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (i = 0; i < (size_t)n / sizeof(si[0]); i++)
+			handle_signal(l, (int)si[i].ssi_signo);
+	}
+}
+
+static void child_exec(const struct sb_agent_run *run, int fd, int tty)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig, e;
+
+	setpgid(0, 0);
+	if (tty)
+		tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvp(run->argv[0], run->argv);
+	e = errno;
+	while (write(fd, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
+	_exit(e == ENOENT ? SB_AGENT_EXIT_NOTFOUND : SB_AGENT_EXIT_NOEXEC);
+}
+
+static int set_child_env(const struct sb_agent_run *run, struct sb_error *err)
+{
+	if (run->run_dir && setenv("SB_RUN_DIR", run->run_dir, 1) != 0)
+		return sb_errorf(err, "cannot set SB_RUN_DIR: %s", strerror(errno));
+	if (run->metrics) {
+		char path[8192];
+		int n;
+
+		if (run->metrics[0] == '/' || run->run_dir == NULL)
+			n = snprintf(path, sizeof(path), "%s", run->metrics);
+		else
+			n = snprintf(path, sizeof(path), "%s/%s", run->run_dir, run->metrics);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return sb_errorf(err, "metrics path '%s' too long", run->metrics);
+		if (setenv("SB_METRICS_FILE", path, 1) != 0)
+			return sb_errorf(err, "cannot set SB_METRICS_FILE: %s", strerror(errno));
+	}
+	return 0;
+}
+
+int sb_agent_run_command(const struct sb_agent_run *run,
+	struct sb_log_writer *w, struct sb_agent_outcome *out,
+	struct sb_error *err)
+{
+	struct loop l;
+	sigset_t all;
+	int sfd, pfd[2], e = 0, tty;
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	memset(&l, 0, sizeof(l));
+	l.run = run;
+	l.w = w;
+	if (set_child_env(run, err) != 0)
+		return -1;
+	sigfillset(&all);
+	sfd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return sb_errorf(err, "cannot create a signalfd: %s", strerror(errno));
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+		sb_errorf(err, "cannot become a subreaper: %s", strerror(errno));
+		close(sfd);
+		return -1;
+	}
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		sb_errorf(err, "cannot create a pipe: %s", strerror(errno));
+		close(sfd);
+		return -1;
+	}
+	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	l.t0 = sb_agent_now();
+	l.child = fork();
+	if (l.child < 0) {
+		sb_errorf(err, "cannot fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		close(sfd);
+		return -1;
+	}
+	if (l.child == 0)
+		child_exec(run, pfd[1], tty);
+	setpgid(l.child, l.child); /* both sides, so no signal finds it outside */
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		out->exec_errno = e;
+		while (waitpid(l.child, &l.status, 0) < 0 && errno == EINTR)
+			;
+		l.child_done = 1;
+	}
+
+	if (run->heartbeat_s > 0)
+		l.next_hb = l.t0 + run->heartbeat_s;
+	while (!out->exec_errno) {
+		struct pollfd p = { .fd = sfd, .events = POLLIN };
+		double now, wake = INFINITY;
+		int timeout;
+
+		if (reap(&l) && l.child_done)
+			break;
+		if (l.killed)
+			kill_tree(&l);
+		now = sb_agent_now();
+		if (l.next_hb > 0)
+			wake = l.next_hb;
+		if (l.term_sig && !l.killed && l.kill_at < wake)
+			wake = l.kill_at;
+		if (l.killed && now + 0.01 < wake)
+			wake = now + 0.01;
+		if (isinf(wake))
+			timeout = -1;
+		else if (wake <= now)
+			timeout = 0;
+		else
+			timeout = (int)fmin(ceil((wake - now) * 1000), 86400000.0);
+		if (poll(&p, 1, timeout) > 0)
+			drain_signals(&l, sfd);
+		now = sb_agent_now();
+		if (l.next_hb > 0 && now >= l.next_hb) {
+			heartbeat(&l, now);
+			while (l.next_hb <= now)
+				l.next_hb += run->heartbeat_s;
+		}
+		if (l.term_sig && !l.killed && now >= l.kill_at) {
+			record_signal(&l, l.term_sig, "kill_after_killwait");
+			kill_tree(&l);
+			l.killed = 1;
+		}
+	}
+	close(sfd);
+	if (tty)
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+
+	out->status = l.status;
+	out->wall_s = sb_agent_now() - l.t0;
+	children_usage(&out->usage);
+	if (l.term_sig) {
+		out->terminating = 1;
+		out->finish_deadline = l.term_at + run->kill_wait_s -
+			fmin(FINISH_RESERVE, 0.1 * run->kill_wait_s);
+	}
+	return 0;
+}
+
+void sb_agent_exit_like(const struct sb_agent_outcome *out)
+{
+	struct rlimit none = { 0, 0 };
+	struct sigaction sa;
+	sigset_t one;
+	int sig;
+
+	fflush(NULL);
+	if (!WIFSIGNALED(out->status))
+		exit(WIFEXITED(out->status) ? WEXITSTATUS(out->status) : SB_AGENT_EXIT_SELF);
+	sig = WTERMSIG(out->status);
+	setrlimit(RLIMIT_CORE, &none);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	kill(getpid(), sig);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	_exit(128 + sig);
+}
