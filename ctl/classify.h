@@ -1,0 +1,90 @@
+/* Classification (DESIGN §7, docs/classification.md): a pure function of the
+ * evidence about a child's latest run, the time, the heartbeat interval and
+ * the settle time.  The first matching row of the decision table wins. */
+#ifndef SB_CTL_CLASSIFY_H
+#define SB_CTL_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/sched.h"
+
+/* In the order of the contract's "counts" object. */
+enum sb_class {
+	SB_CLASS_SUCCEEDED,
+	SB_CLASS_FAILED,
+	SB_CLASS_KILLED,
+	SB_CLASS_INCOMPLETE,
+	SB_CLASS_STALE,
+	SB_CLASS_MISSING,
+	SB_CLASS_PARTIAL,
+	SB_CLASS_INCONSISTENT,
+	SB_CLASS_INVALID,
+	SB_CLASS_PENDING,
+	SB_CLASS_RUNNING,
+	SB_CLASS_COUNT
+};
+
+const char *sb_class_name(enum sb_class c);
+
+/* How the verified reading of a log ended (mirrors the reader's tail). */
+enum sb_tail {
+	SB_TAIL_OK,
+	SB_TAIL_TORN,
+	SB_TAIL_CORRUPT,
+	SB_TAIL_BAD_MAC,
+	SB_TAIL_CHAIN_BREAK,
+	SB_TAIL_FOREIGN,
+	SB_TAIL_ROLLBACK,
+};
+
+const char *sb_tail_name(enum sb_tail t);
+
+/* What the run's verified log records show. */
+struct sb_log_evidence {
+	bool present;         /* a log file exists for this run */
+	enum sb_tail tail;
+	bool has_start;
+	bool has_finish;
+	char job_id[64];      /* SLURM_JOB_ID in the records, "" when none */
+	int exit_code;        /* finish: -1 when killed by a signal or no finish */
+	int signal;           /* finish: the signal, or 0 */
+	char error[128];      /* finish: exec failure text, or "" */
+	char not_ok[256];     /* a declared result or the metrics file missing or
+	                         unreadable at finish ("" when all were there) */
+	char changed[256];    /* a declared result changed since the verified
+	                         exit-0 finish ("" when none did) */
+	int64_t finish_ns;    /* time of the finish record, or 0 */
+	int64_t last_life_ns; /* newest of the last record's time and the file's mtime */
+};
+
+/* What the scheduler (or the reconciled outcome sbctl recorded) says. */
+struct sb_sched_evidence {
+	bool consulted;       /* false with --offline or when sacct failed */
+	bool submitted;       /* a job id was recorded for this run */
+	char submitted_job_id[64]; /* the raw job id sbatch gave the run's task, "" unknown */
+	int64_t submit_ns;    /* when the submission was recorded, or 0 */
+	bool cancel_recorded; /* a signed `sbctl cancel` record covers this run */
+	bool has_row;         /* a row (or a reconciled outcome) exists */
+	bool from_outcome;    /* the row is the reconciled outcome recorded earlier */
+	struct sb_sched_row row;
+};
+
+struct sb_classify_params {
+	int64_t now_ns;
+	int64_t heartbeat_s; /* the spec's heartbeat interval */
+	int64_t settle_s;    /* --settle (default 10) */
+};
+
+struct sb_verdict {
+	enum sb_class cls;
+	char reason[512];    /* "" for succeeded */
+};
+
+/* Classifies one run.  Never fails: every combination of evidence has a
+ * class. */
+void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
+		 const struct sb_classify_params *p, struct sb_verdict *out);
+
+#endif
