@@ -16,14 +16,6 @@ const char *sb_class_name(enum sb_class c)
 	return (unsigned)c < SB_CLASS_COUNT ? class_names[c] : "?";
 }
 
-const char *sb_tail_name(enum sb_tail t)
-{
-	static const char *const names[] = {
-		"ok", "torn_tail", "corrupt", "bad_mac", "chain_break", "foreign", "rollback",
-	};
-	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
-}
-
 static void verdict(struct sb_verdict *out, enum sb_class cls, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -116,8 +108,8 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 	log_text(log, ltext, sizeof(ltext));
 
 	/* 1. invalid */
-	if (log->present && log->tail != SB_TAIL_OK && log->tail != SB_TAIL_TORN) {
-		verdict(out, SB_CLASS_INVALID, "the log does not verify: %s", sb_tail_name(log->tail));
+	if (log->present && log->tail != SB_LOG_TAIL_OK && log->tail != SB_LOG_TAIL_TORN) {
+		verdict(out, SB_CLASS_INVALID, "the log does not verify: %s", sb_log_tail_name(log->tail));
 		return;
 	}
 	if (exit0 && log->changed[0]) {
@@ -205,7 +197,7 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 	/* 7. incomplete */
 	if (started && !finished && row && !is_active_state(st) && !is_pending_state(st)) {
 		verdict(out, SB_CLASS_INCOMPLETE, "started, but no finish record%s, and job %s is %s",
-			log->tail == SB_TAIL_TORN ? " (torn last record)" : "", r->job_id, stext);
+			log->tail == SB_LOG_TAIL_TORN ? " (torn last record)" : "", r->job_id, stext);
 		return;
 	}
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ctl/sched.h"
+#include "sbench/log.h"
 
 /* In the order of the contract's "counts" object. */
 enum sb_class {
@@ -28,23 +29,10 @@ enum sb_class {
 
 const char *sb_class_name(enum sb_class c);
 
-/* How the verified reading of a log ended (mirrors the reader's tail). */
-enum sb_tail {
-	SB_TAIL_OK,
-	SB_TAIL_TORN,
-	SB_TAIL_CORRUPT,
-	SB_TAIL_BAD_MAC,
-	SB_TAIL_CHAIN_BREAK,
-	SB_TAIL_FOREIGN,
-	SB_TAIL_ROLLBACK,
-};
-
-const char *sb_tail_name(enum sb_tail t);
-
 /* What the run's verified log records show. */
 struct sb_log_evidence {
 	bool present;         /* a log file exists for this run */
-	enum sb_tail tail;
+	enum sb_log_tail tail;   /* how the verified reading ended */
 	bool has_start;
 	bool has_finish;
 	char job_id[64];      /* SLURM_JOB_ID in the records, "" when none */

@@ -20,7 +20,7 @@ enum shape { NOLOG, STARTED, FIN0, FIN3, FINSIG, FINEXEC, TORN_START };
 struct tcase {
 	const char *name;
 	enum shape shape;
-	enum sb_tail tail;
+	enum sb_log_tail tail;
 	const char *not_ok, *changed;
 	int64_t life_ago;       /* seconds since the last sign of life / finish */
 	const char *log_job;
@@ -36,11 +36,11 @@ struct tcase {
 
 static const struct tcase cases[] = {
 	/* 1 invalid */
-	{ "bad mac", FIN0, SB_TAIL_BAD_MAC, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INVALID, .reason = "bad_mac" },
-	{ "corrupt", STARTED, SB_TAIL_CORRUPT, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_INVALID, .reason = "corrupt" },
-	{ "chain break", FIN0, SB_TAIL_CHAIN_BREAK, .want = SB_CLASS_INVALID, .reason = "chain_break" },
-	{ "foreign", FIN0, SB_TAIL_FOREIGN, .consulted = 1, .state = "COMPLETED", .want = SB_CLASS_INVALID, .reason = "foreign" },
-	{ "rollback", FIN3, SB_TAIL_ROLLBACK, .want = SB_CLASS_INVALID, .reason = "rollback" },
+	{ "bad mac", FIN0, SB_LOG_TAIL_BAD_MAC, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INVALID, .reason = "bad_mac" },
+	{ "corrupt", STARTED, SB_LOG_TAIL_CORRUPT, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_INVALID, .reason = "corrupt" },
+	{ "chain break", FIN0, SB_LOG_TAIL_CHAIN_BREAK, .want = SB_CLASS_INVALID, .reason = "chain_break" },
+	{ "foreign", FIN0, SB_LOG_TAIL_FOREIGN, .consulted = 1, .state = "COMPLETED", .want = SB_CLASS_INVALID, .reason = "foreign" },
+	{ "rollback", FIN3, SB_LOG_TAIL_ROLLBACK, .want = SB_CLASS_INVALID, .reason = "rollback" },
 	{ "result changed", FIN0, .changed = "result 'out' changed after the finish", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INVALID, .reason = "changed after" },
 	/* 2 inconsistent */
 	{ "other job id", FIN0, .log_job = "77", .consulted = 1, .submitted = 1, .state = "COMPLETED", .raw = 78, .want = SB_CLASS_INCONSISTENT, .reason = "written by job 77" },
@@ -77,14 +77,14 @@ static const struct tcase cases[] = {
 	{ "offline, outcome says cancelled", FIN0, .submitted = 1, .outcome = 1, .state = "CANCELLED by 5", .want = SB_CLASS_KILLED },
 	/* 7 incomplete */
 	{ "started, job FAILED", STARTED, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_INCOMPLETE, .reason = "no finish record" },
-	{ "torn, job COMPLETED", TORN_START, SB_TAIL_TORN, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INCOMPLETE, .reason = "torn" },
+	{ "torn, job COMPLETED", TORN_START, SB_LOG_TAIL_TORN, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INCOMPLETE, .reason = "torn" },
 	/* 8 stale */
 	{ "stale running", STARTED, .life_ago = 400, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_STALE, .reason = "no sign of life for 400 s" },
 	{ "stale no record", STARTED, .life_ago = 400, .consulted = 1, .submitted = 1, .want = SB_CLASS_STALE, .reason = "no record" },
 	{ "stale offline", STARTED, .life_ago = 400, .submitted = 1, .want = SB_CLASS_STALE, .reason = "not consulted" },
 	/* 9 running */
 	{ "running", STARTED, .life_ago = 5, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_RUNNING, .reason = "RUNNING on vm" },
-	{ "running, torn tail", TORN_START, SB_TAIL_TORN, .life_ago = 5, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_RUNNING },
+	{ "running, torn tail", TORN_START, SB_LOG_TAIL_TORN, .life_ago = 5, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_RUNNING },
 	{ "running before start", NOLOG, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_RUNNING, .reason = "no start record yet" },
 	{ "completing", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETING", .want = SB_CLASS_RUNNING },
 	{ "suspended", STARTED, .consulted = 1, .submitted = 1, .state = "SUSPENDED", .want = SB_CLASS_RUNNING },
@@ -172,7 +172,7 @@ static void test_names(void **state)
 	(void)state;
 	assert_string_equal(sb_class_name(SB_CLASS_SUCCEEDED), "succeeded");
 	assert_string_equal(sb_class_name(SB_CLASS_RUNNING), "running");
-	assert_string_equal(sb_tail_name(SB_TAIL_CHAIN_BREAK), "chain_break");
+	assert_string_equal(sb_log_tail_name(SB_LOG_TAIL_CHAIN_BREAK), "chain_break");
 }
 
 int main(void)
