@@ -201,7 +201,9 @@ int main(int argc, char **argv)
 	/* signals wait in the queue until the loop reads them */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
+		OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
+		OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
 
 	first = parse_options(argc, argv, &opt);
 	cwd = getcwd(NULL, 0);

@@ -405,9 +405,11 @@ void sb_agent_exit_like(const struct sb_agent_outcome *out)
 	sigset_t one;
 	int sig;
 
+	/* _exit: nothing is left to clean up, and OpenSSL's atexit teardown
+	 * costs a measurable part of the start-up budget */
 	fflush(NULL);
 	if (!WIFSIGNALED(out->status))
-		exit(WIFEXITED(out->status) ? WEXITSTATUS(out->status) : SB_AGENT_EXIT_SELF);
+		_exit(WIFEXITED(out->status) ? WEXITSTATUS(out->status) : SB_AGENT_EXIT_SELF);
 	sig = WTERMSIG(out->status);
 	setrlimit(RLIMIT_CORE, &none);
 	memset(&sa, 0, sizeof(sa));
