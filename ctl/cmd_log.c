@@ -42,7 +42,6 @@ struct paths {
 struct totals {
 	size_t files, records, verified;
 	enum sb_log_tail tail;
-	const char *tail_path;
 	int io_errors;
 };
 
@@ -202,7 +201,7 @@ static void print_summary_json(FILE *out, const char *path, size_t records,
 		sb_json_key(&j, "detail");
 		sb_json_str(&j, detail);
 	}
-	if (path != NULL) {
+	if (path != NULL || files == 1) {
 		sb_json_key(&j, "head");
 		sb_json_str(&j, head ? sb_log_head_format(head, hbuf) : NULL);
 	}
@@ -264,13 +263,11 @@ static void one_file(struct sb_log_verifier *v, const char *path,
 	t->files++;
 	t->records += n;
 	t->verified += nv;
-	if (tail_rank(tail) > tail_rank(t->tail)) {
-		t->tail = tail;
-		t->tail_path = NULL;
-	}
+	if (tail_rank(tail) > tail_rank(t->tail))
+		t->tail = tail; /* the first of the worst rank, in path order */
 	if (!many && json)
 		print_summary_json(stdout, NULL, n, nv, tail, sb_log_result_detail(r),
-			NULL, 1);
+			has_head ? &head : NULL, 1);
 	sb_log_result_destroy(r);
 }
 
@@ -368,8 +365,14 @@ int cmd_log(int argc, char **argv)
 		if (benchdir != NULL) {
 			events = join(benchdir, "events");
 			if (events != NULL && real != NULL &&
-			    strncmp(real, events, strlen(events)) != 0)
+			    strncmp(real, events, strlen(events)) != 0) {
+				/* keep the paths printed as the user spelled them */
+				if (!strcmp(real, benchdir)) {
+					free(events);
+					events = join(path, "events");
+				}
 				root = events;
+			}
 		}
 		free(real);
 		if (root == events && (events == NULL || stat(events, &st) < 0)) {

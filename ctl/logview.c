@@ -209,12 +209,20 @@ static const msgpack_object *field(const msgpack_object *map, const char *name)
 	return NULL;
 }
 
+/* Control characters would let a record rewrite the terminal: '?'. */
+static void print_clean(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+	}
+}
+
 /* Prints a scalar in human form; returns false for nil/absent/containers. */
 static bool print_scalar(FILE *out, const msgpack_object *o)
 {
-	char buf[SB_DOUBLE_TEXT_MAX];
-	size_t i;
-
 	if (o == NULL)
 		return false;
 	switch (o->type) {
@@ -229,14 +237,10 @@ static bool print_scalar(FILE *out, const msgpack_object *o)
 		return true;
 	case MSGPACK_OBJECT_FLOAT32:
 	case MSGPACK_OBJECT_FLOAT64:
-		fputs(sb_fmt_double(o->via.f64, buf), out);
+		fprintf(out, "%.6g", o->via.f64); /* for people; JSON is exact */
 		return true;
 	case MSGPACK_OBJECT_STR:
-		/* control characters would let a record rewrite the terminal */
-		for (i = 0; i < o->via.str.size; i++) {
-			unsigned char c = (unsigned char)o->via.str.ptr[i];
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
-		}
+		print_clean(out, o->via.str.ptr, o->via.str.size);
 		return true;
 	default:
 		return false;
@@ -261,8 +265,9 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 	char tbuf[32];
 	uint32_t i;
 
-	fprintf(out, "%6" PRIu64 "  %s  %-9s", rec->seq,
-		sb_fmt_time_ns(rec->time_ns, tbuf), rec->type);
+	fprintf(out, "%6" PRIu64 "  %s  ", rec->seq, sb_fmt_time_ns(rec->time_ns, tbuf));
+	print_clean(out, rec->type, strlen(rec->type));
+	fprintf(out, "%*s", strlen(rec->type) < 9 ? (int)(9 - strlen(rec->type)) : 0, "");
 	if (!strcmp(rec->type, "start")) {
 		o = field(pl, "command");
 		if (o != NULL && o->type == MSGPACK_OBJECT_ARRAY) {
@@ -290,6 +295,7 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
 		fact(out, pl, "records", "records=", "");
 	}
-	fprintf(out, "  host=%s pid=%" PRId64 "%s\n", rec->id.host ? rec->id.host : "-",
-		rec->id.pid, rec->verified ? "" : "  UNVERIFIED");
+	fputs("  host=", out);
+	print_clean(out, rec->id.host ? rec->id.host : "-", strlen(rec->id.host ? rec->id.host : "-"));
+	fprintf(out, " pid=%" PRId64 "%s\n", rec->id.pid, rec->verified ? "" : "  UNVERIFIED");
 }

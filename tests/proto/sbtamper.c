@@ -4,6 +4,7 @@
  *   sbtamper write KEYFILE OUT N [CHILD [ATTEMPT]]   a log of N records
  *   sbtamper golden-key OUT                          the fixed test key, mode 0600
  *   sbtamper gendir DIR FILES RECORDS                a benchmark-like directory
+ *                                                    (crafted in memory: no fsync)
  *   sbtamper frames FILE                             "INDEX OFFSET SIZE" lines
  *   sbtamper truncate FILE LEN OUT
  *   sbtamper flip FILE BIT OUT                       flip bit BIT (0 = lsb of byte 0)
@@ -11,8 +12,8 @@
  *   sbtamper drop FILE I OUT | dup FILE I OUT | swap FILE I J OUT
  *   sbtamper splice A I B J OUT                      record I of A := record J of B
  *   sbtamper append A B J OUT                        A, then record J of B
- *   sbtamper recrc FILE I OUT                        change a body byte of record I,
- *                                                    recompute its CRC (tag now wrong)
+ *   sbtamper recrc FILE I OUT                        change the time of record I by
+ *                                                    1 ns, recompute its CRC (tag now wrong)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -118,9 +119,12 @@ static int gendir(const char *dir, long files, int records)
 			snprintf(path, sizeof(path), "%s/events/%03ld", dir, i / 1000);
 			mkdir(path, 0700);
 		}
+		size_t len;
+		uint8_t *buf = sbt_craft_log(&key, &id, records, 1700000000000000000 + i, &len);
 		snprintf(path, sizeof(path), "%s/events/%03ld/c%ld-a0-r0.log", dir, i / 1000, i);
-		if (sbt_write_log(path, &key, &id, records, 1700000000000000000 + i, &err) < 0)
-			die(err.msg);
+		if (buf == NULL || sbt_write(path, buf, len) < 0)
+			die("cannot write a log");
+		free(buf);
 	}
 	sb_key_cleanse(&key);
 	return 0;
@@ -219,8 +223,12 @@ int main(int argc, char **argv)
 		uint8_t *fr = a.buf + a.off[i];
 		if (sb_frame_parse(fr, a.len - a.off[i], &f) != SB_FRAME_OK)
 			die("bad frame");
-		/* the last byte of the body is the "v" value: 1 -> 0 */
-		fr[SB_LOG_HEADER_LEN + f.body_len - 1] ^= 1;
+		/* one nanosecond more in the "time" value (key a4 "time", then
+		 * cf and 8 bytes): the body still decodes, only the tag is wrong */
+		uint8_t *t = memmem(fr + SB_LOG_HEADER_LEN, f.body_len, "\xa4time\xcf", 6);
+		if (t == NULL)
+			die("no time field");
+		t[13] ^= 1;
 		sb_store_be32(fr + 8, sb_crc32c(0, fr + SB_LOG_HEADER_LEN, f.body_len));
 		return emit(argv[4], &p, 1);
 	}

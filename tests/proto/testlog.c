@@ -7,6 +7,8 @@
 
 #include <msgpack.h>
 
+#include "proto/crc32c.h"
+#include "proto/mac.h"
 #include "proto/record.h"
 #include "tests/proto/testlog.h"
 
@@ -127,6 +129,61 @@ static void finish_payload(msgpack_packer *pk, int n)
 	msgpack_pack_double(pk, 121.5);
 }
 
+/* The payload of record i of n into sb; returns its type. */
+static const char *payload(msgpack_sbuffer *sb, const struct sb_key *key, int i, int n)
+{
+	msgpack_packer pk;
+
+	msgpack_sbuffer_clear(sb);
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	if (i == 0) {
+		start_payload(&pk, key);
+		return "start";
+	}
+	if (i == n - 1) {
+		finish_payload(&pk, n);
+		return "finish";
+	}
+	heartbeat_payload(&pk, i);
+	return "heartbeat";
+}
+
+uint8_t *sbt_craft_log(const struct sb_key *key, const struct sb_run_ident *id,
+	int n, int64_t t0_ns, size_t *len)
+{
+	msgpack_sbuffer pl, body;
+	struct sb_mac *mac = sb_mac_create(key->bytes, SB_KEY_LEN, NULL);
+	uint8_t prev[SB_LOG_TAG_LEN], *out = NULL, *fr;
+	size_t at = 0;
+	int i;
+
+	msgpack_sbuffer_init(&pl);
+	msgpack_sbuffer_init(&body);
+	for (i = 0; i < n && mac != NULL; i++) {
+		const char *type = payload(&pl, key, i, n);
+		msgpack_sbuffer_clear(&body);
+		if (sb_record_encode_body(&body, type, id, (uint64_t)i,
+				t0_ns + (int64_t)i * 1000000000, i ? prev : NULL,
+				pl.data, pl.size, NULL) < 0)
+			break;
+		out = realloc(out, at + SB_LOG_HEADER_LEN + body.size + SB_LOG_TAG_LEN);
+		fr = out + at;
+		memcpy(fr, SB_LOG_MAGIC, 4);
+		sb_store_be32(fr + 4, (uint32_t)body.size);
+		sb_store_be32(fr + 8, sb_crc32c(0, body.data, body.size));
+		memcpy(fr + SB_LOG_HEADER_LEN, body.data, body.size);
+		sb_mac_compute(mac, fr, SB_LOG_HEADER_LEN + body.size, NULL, 0,
+			fr + SB_LOG_HEADER_LEN + body.size, NULL);
+		memcpy(prev, fr + SB_LOG_HEADER_LEN + body.size, SB_LOG_TAG_LEN);
+		at += SB_LOG_HEADER_LEN + body.size + SB_LOG_TAG_LEN;
+	}
+	msgpack_sbuffer_destroy(&pl);
+	msgpack_sbuffer_destroy(&body);
+	sb_mac_destroy(mac);
+	*len = at;
+	return out;
+}
+
 struct clock_state {
 	int64_t t;
 };
@@ -146,7 +203,6 @@ int sbt_write_log(const char *path, const struct sb_key *key,
 	struct clock_state clock = { t0_ns };
 	struct sb_log_writer *w;
 	msgpack_sbuffer sb;
-	msgpack_packer pk;
 	const char *type;
 	int i, rc = 0;
 
@@ -155,19 +211,8 @@ int sbt_write_log(const char *path, const struct sb_key *key,
 		return -1;
 	sb_log_writer_set_clock(w, fixed_clock, &clock);
 	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	for (i = 0; i < n && rc == 0; i++) {
-		msgpack_sbuffer_clear(&sb);
-		if (i == 0) {
-			type = "start";
-			start_payload(&pk, key);
-		} else if (i == n - 1) {
-			type = "finish";
-			finish_payload(&pk, n);
-		} else {
-			type = "heartbeat";
-			heartbeat_payload(&pk, i);
-		}
+		type = payload(&sb, key, i, n);
 		rc = sb_log_writer_append(w, type, sb.data, sb.size, err);
 	}
 	msgpack_sbuffer_destroy(&sb);

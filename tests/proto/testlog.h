@@ -20,6 +20,11 @@ struct sb_run_ident sbt_ident(int64_t child, int64_t attempt);
 int sbt_write_log(const char *path, const struct sb_key *key,
 	const struct sb_run_ident *id, int n, int64_t t0_ns, struct sb_error *err);
 
+/* The same bytes as sbt_write_log writes, built in memory without the
+ * writer (an independent check of it, and fast: no fsync).  malloc'd. */
+uint8_t *sbt_craft_log(const struct sb_key *key, const struct sb_run_ident *id,
+	int n, int64_t t0_ns, size_t *len);
+
 /* Offsets of the frames of a well-formed log in buf: fills off[0..max) and
  * returns the count (the end offset is off[count] when count < max). */
 size_t sbt_frames(const uint8_t *buf, size_t len, size_t *off, size_t max);
