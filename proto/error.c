@@ -31,9 +31,15 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	va_end(ap);
 	n = strlen(err->msg);
 	if (n + 2 < sizeof(err->msg)) {
-		memcpy(err->msg + n, ": ", 3);
+		size_t len = strlen(old), room;
+
+		memcpy(err->msg + n, ": ", 2);
 		n += 2;
-		strncat(err->msg + n, old, sizeof(err->msg) - n - 1);
+		room = sizeof(err->msg) - n - 1;
+		if (len > room)
+			len = room;
+		memcpy(err->msg + n, old, len);
+		err->msg[n + len] = '\0';
 	}
 	return -1;
 }
