@@ -172,6 +172,24 @@ static void fill_ident(struct sb_run_ident *id, char *host, size_t hostsize)
 	id->pid = getpid();
 }
 
+/* An ignored signal is discarded when sent, even while blocked, so the loop
+ * would never see it (a shell starts background jobs with INT and QUIT
+ * ignored; nohup ignores HUP).  The command gets default dispositions
+ * anyway, so sbagent takes them too. */
+static void unignore_signals(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &sa) != 0 || sa.sa_handler != SIG_IGN)
+			continue;
+		sa.sa_handler = SIG_DFL;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
 static int write_record(struct sb_log_writer *w, const char *type,
 	msgpack_sbuffer *sb, int rc, struct sb_error *err)
 {
@@ -201,6 +219,7 @@ int main(int argc, char **argv)
 	/* signals wait in the queue until the loop reads them */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
+	unignore_signals();
 	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
 		OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
 		OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
