@@ -408,7 +408,7 @@ int fake_sacct_main(int argc, char **argv)
 			r->job = t->job;
 			snprintf(r->reason, sizeof(r->reason), "%s",
 				 !strcmp(r->state, "PENDING") ? t->reason : "None");
-			if (latest && t->lie) {
+			if (latest && t->lie && strcmp(r->state, "PENDING") && strcmp(r->state, "RUNNING")) {
 				char lie[128], *bar;
 				snprintf(lie, sizeof(lie), "%s", t->lie);
 				bar = strchr(lie, '|');

@@ -580,6 +580,10 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 			if (efd < 0)
 				_exit(1);
 		}
+		/* like slurmstepd's writes, ours (the OOM notice) must not be
+		 * overwritten: every writer appends */
+		fcntl(ofd, F_SETFL, fcntl(ofd, F_GETFL) | O_APPEND);
+		fcntl(efd, F_SETFL, fcntl(efd, F_GETFL) | O_APPEND);
 		int nfd = open("/dev/null", O_RDONLY);
 		if (nfd < 0 || dup2(nfd, 0) < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0)
 			_exit(1);
