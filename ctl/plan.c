@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -30,14 +32,17 @@ struct sb_plan {
 struct sb_child {
 	size_t index;
 	int64_t repeat;
+	int64_t point;          /* the bound point, or INT64_MIN */
 	uint8_t digest[SB_DIGEST_LEN];
 	char hex[SB_DIGEST_HEX_LEN + 1];
 	size_t nparams;
 	const struct sb_value *params[SB_SPEC_MAX_PARAMS];
-	const char *text[SB_SPEC_MAX_PARAMS];
-	const char *quoted[SB_SPEC_MAX_PARAMS];
-	char num[2][24];        /* repeat, child index */
-	char qnum[2][28];       /* the same, quoted */
+	struct sb_str text[SB_SPEC_MAX_PARAMS];
+	struct sb_str quoted[SB_SPEC_MAX_PARAMS];
+	struct sb_str num[2];   /* repeat, child index */
+	struct sb_str qnum[2];  /* the same, quoted */
+	char numbuf[2][24];
+	char qnumbuf[2][28];
 	bool shell;
 	size_t argc;
 	char **argv;            /* argc + 1, NULL-terminated */
@@ -45,8 +50,6 @@ struct sb_child {
 	char *shell_cmd;
 	char **env;
 	size_t env_cap;
-	size_t *lens;           /* scratch: resolved lengths */
-	size_t lens_cap;
 	char *buf;              /* every resolved string */
 	size_t buf_cap;
 };
@@ -93,7 +96,11 @@ static long vindex_find(const struct vindex *x, const struct sb_value *v)
 
 struct sb_child *sb_child_create(void)
 {
-	return calloc(1, sizeof(struct sb_child));
+	struct sb_child *c = calloc(1, sizeof(struct sb_child));
+
+	if (c != NULL)
+		c->point = INT64_MIN;
+	return c;
 }
 
 void sb_child_destroy(struct sb_child *c)
@@ -102,52 +109,43 @@ void sb_child_destroy(struct sb_child *c)
 		return;
 	free(c->argv);
 	free(c->env);
-	free(c->lens);
 	free(c->buf);
 	free(c);
 }
 
-static size_t seg_len(const struct sb_child *c, const struct sb_seg *g, bool quote)
+static inline struct sb_str seg_str(const struct sb_child *c, const struct sb_seg *g, bool quote)
 {
 	switch (g->kind) {
-	case SB_SEG_LIT: return g->len;
-	case SB_SEG_PARAM: return strlen(quote ? c->quoted[g->param] : c->text[g->param]);
-	case SB_SEG_REPEAT: return strlen(quote ? c->qnum[0] : c->num[0]);
-	case SB_SEG_CHILD: return strlen(quote ? c->qnum[1] : c->num[1]);
+	case SB_SEG_LIT: return (struct sb_str){ g->lit, g->len };
+	case SB_SEG_PARAM: return quote ? c->quoted[g->param] : c->text[g->param];
+	case SB_SEG_REPEAT: return quote ? c->qnum[0] : c->num[0];
+	default: return quote ? c->qnum[1] : c->num[1];
 	}
-	return 0;
 }
 
+/* Resolved length of t, or SB_SPEC_MAX_RESOLVED + 1 when longer. */
 static size_t tmpl_len(const struct sb_child *c, const struct sb_tmpl *t, bool quote)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < t->nsegs; i++) {
-		n += seg_len(c, &t->segs[i], quote);
+		n += seg_str(c, &t->segs[i], quote).len;
 		if (n > SB_SPEC_MAX_RESOLVED)
-			break;
+			return SB_SPEC_MAX_RESOLVED + 1;
 	}
 	return n;
 }
 
+/* Writes the resolved t at d (no NUL); returns the end. */
 static char *tmpl_write(const struct sb_child *c, const struct sb_tmpl *t, bool quote, char *d)
 {
 	size_t i;
 
 	for (i = 0; i < t->nsegs; i++) {
-		const struct sb_seg *g = &t->segs[i];
-		const char *src;
-		size_t n;
-		switch (g->kind) {
-		case SB_SEG_LIT: src = g->lit; n = g->len; break;
-		case SB_SEG_PARAM: src = quote ? c->quoted[g->param] : c->text[g->param]; n = strlen(src); break;
-		case SB_SEG_REPEAT: src = quote ? c->qnum[0] : c->num[0]; n = strlen(src); break;
-		default: src = quote ? c->qnum[1] : c->num[1]; n = strlen(src); break;
-		}
-		memcpy(d, src, n);
-		d += n;
+		struct sb_str x = seg_str(c, &t->segs[i], quote);
+		memcpy(d, x.s, x.len);
+		d += x.len;
 	}
-	*d++ = '\0';
 	return d;
 }
 
@@ -168,86 +166,109 @@ static int grow(void **p, size_t *cap, size_t want, size_t size)
 	return 0;
 }
 
-static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_child *c,
-			 struct sb_error *err)
+static void set_num(struct sb_child *c, int which, uint64_t v)
+{
+	char t[24];
+	size_t n = 0, i;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (i = 0; i < n; i++)
+		c->numbuf[which][i] = c->qnumbuf[which][i + 1] = t[n - 1 - i];
+	c->numbuf[which][n] = '\0';
+	c->qnumbuf[which][0] = '\'';
+	c->qnumbuf[which][n + 1] = '\'';
+	c->qnumbuf[which][n + 2] = '\0';
+	c->num[which] = (struct sb_str){ c->numbuf[which], n };
+	c->qnum[which] = (struct sb_str){ c->qnumbuf[which], n + 2 };
+}
+
+/* Binds child index: its point's values and texts, repeat and index. */
+static void bind_child(const struct sb_plan *plan, size_t index, struct sb_child *c)
 {
 	const struct sb_spec *s = plan->spec;
 	int64_t pt = plan->points[index / (size_t)s->repeats];
-	size_t i, total = 0, nstr, k;
-	char *d;
+	size_t i;
 
 	c->index = index;
 	c->repeat = (int64_t)(index % (size_t)s->repeats);
 	c->nparams = s->nparams;
-	if (pt >= 0) {
-		uint64_t g = (uint64_t)pt;
-		for (i = s->nparams; i-- > 0;) {
-			const struct sb_param *p = &s->params[i];
-			size_t j = (size_t)(g % p->nvalues);
-			g /= p->nvalues;
-			c->params[i] = &p->values[j];
-			c->text[i] = p->text[j];
-			c->quoted[i] = p->quoted[j];
-		}
-	} else {
-		const struct sb_point *ip = &s->include[-pt - 1];
-		for (i = 0; i < s->nparams; i++) {
-			c->params[i] = &ip->vals[i];
-			c->text[i] = ip->text[i];
-			c->quoted[i] = ip->quoted[i];
+	c->shell = s->shell;
+	if (pt != c->point) {
+		c->point = pt;
+		if (pt >= 0) {
+			uint64_t g = (uint64_t)pt;
+			for (i = s->nparams; i-- > 0;) {
+				const struct sb_param *p = &s->params[i];
+				size_t j = (size_t)(g % p->nvalues);
+				g /= p->nvalues;
+				c->params[i] = &p->values[j];
+				c->text[i] = p->text[j];
+				c->quoted[i] = p->quoted[j];
+			}
+		} else {
+			const struct sb_point *ip = &s->include[-pt - 1];
+			for (i = 0; i < s->nparams; i++) {
+				c->params[i] = &ip->vals[i];
+				c->text[i] = ip->text[i];
+				c->quoted[i] = ip->quoted[i];
+			}
 		}
 	}
-	snprintf(c->num[0], sizeof(c->num[0]), "%" PRId64, c->repeat);
-	snprintf(c->num[1], sizeof(c->num[1]), "%zu", index);
-	snprintf(c->qnum[0], sizeof(c->qnum[0]), "'%s'", c->num[0]);
-	snprintf(c->qnum[1], sizeof(c->qnum[1]), "'%s'", c->num[1]);
+	set_num(c, 0, (uint64_t)c->repeat);
+	set_num(c, 1, index);
+}
 
-	c->shell = s->shell;
+static int too_long(const struct sb_spec *s, const struct sb_tmpl *t, bool cmd, size_t index,
+		    struct sb_error *err)
+{
+	return sb_spec_errorf(s, err, t->line, t->col,
+			      "%s of child %zu is longer than %d bytes once resolved",
+			      cmd ? "command" : "env value", index, SB_SPEC_MAX_RESOLVED);
+}
+
+/* Binds and resolves child index into c's strings. */
+static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_child *c,
+			 struct sb_error *err)
+{
+	const struct sb_spec *s = plan->spec;
+	size_t k, total = 0, ncmd = s->shell ? 1 : s->argc;
+	char *d;
+
+	bind_child(plan, index, c);
 	c->argc = s->shell ? 0 : s->argc;
-	nstr = (s->shell ? 1 : s->argc) + s->nenv;
-	if (grow((void **)&c->lens, &c->lens_cap, nstr, sizeof(size_t)) < 0 ||
-	    grow((void **)&c->argv, &c->argv_cap, c->argc + 1, sizeof(char *)) < 0 ||
+	if (grow((void **)&c->argv, &c->argv_cap, c->argc + 1, sizeof(char *)) < 0 ||
 	    grow((void **)&c->env, &c->env_cap, s->nenv + 1, sizeof(char *)) < 0)
 		return sb_errorf(err, "out of memory");
-	for (k = 0; k < nstr; k++) {
-		const struct sb_tmpl *t;
-		bool cmd = k < nstr - s->nenv;
-		if (cmd)
-			t = s->shell ? &s->shell_cmd : &s->argv[k];
-		else
-			t = &s->env[k - (nstr - s->nenv)].value;
-		c->lens[k] = tmpl_len(c, t, cmd && s->shell);
-		if (c->lens[k] > SB_SPEC_MAX_RESOLVED)
-			return sb_spec_errorf(s, err, t->line, t->col,
-					      "%s of child %zu is longer than %d bytes once resolved",
-					      cmd ? "command" : "env value", index, SB_SPEC_MAX_RESOLVED);
-		total += c->lens[k] + 1;
-		if (cmd && !s->shell && total > SB_SPEC_MAX_RESOLVED)
-			return sb_spec_errorf(s, err, t->line, t->col,
-					      "command of child %zu is longer than %d bytes once resolved",
-					      index, SB_SPEC_MAX_RESOLVED);
+	for (k = 0; k < ncmd + s->nenv; k++) {
+		bool cmd = k < ncmd;
+		const struct sb_tmpl *t = !cmd ? &s->env[k - ncmd].value :
+					  s->shell ? &s->shell_cmd : &s->argv[k];
+		size_t n = tmpl_len(c, t, cmd && s->shell);
+		if (n > SB_SPEC_MAX_RESOLVED || (cmd && total + n >= SB_SPEC_MAX_RESOLVED))
+			return too_long(s, t, cmd, index, err);
+		total += n + 1;
 	}
 	if (grow((void **)&c->buf, &c->buf_cap, total, 1) < 0)
 		return sb_errorf(err, "out of memory");
 	d = c->buf;
-	for (k = 0; k < nstr; k++) {
-		bool cmd = k < nstr - s->nenv;
-		if (cmd && s->shell) {
-			c->shell_cmd = d;
+	for (k = 0; k < ncmd + s->nenv; k++) {
+		char *start = d;
+		if (k >= ncmd) {
+			d = tmpl_write(c, &s->env[k - ncmd].value, false, d);
+			c->env[k - ncmd] = start;
+		} else if (s->shell) {
 			d = tmpl_write(c, &s->shell_cmd, true, d);
-		} else if (cmd) {
-			c->argv[k] = d;
-			d = tmpl_write(c, &s->argv[k], false, d);
+			c->shell_cmd = start;
 		} else {
-			size_t e = k - (nstr - s->nenv);
-			c->env[e] = d;
-			d = tmpl_write(c, &s->env[e].value, false, d);
+			d = tmpl_write(c, &s->argv[k], false, d);
+			c->argv[k] = start;
 		}
+		*d++ = '\0';
 	}
-	if (s->shell)
-		c->argv[0] = NULL;
-	else
-		c->argv[c->argc] = NULL;
+	c->argv[c->argc] = NULL;
 	c->env[s->nenv] = NULL;
 	return 0;
 }
@@ -303,26 +324,46 @@ static void encode_tail(struct sb_canon *c, const struct sb_spec *s)
 		sb_canon_cstr(c, s->results[i]);
 }
 
-/* Canonical msgpack of a resolved child (docs/spec.md "Child digest"). */
-static void encode_child(struct sb_canon *c, const struct sb_spec *s, const struct sb_child *ch,
-			 const struct sb_canon *metrics, const struct sb_canon *tail)
+/* A resolved template as a msgpack str, written straight from its pieces. */
+static int canon_tmpl(struct sb_canon *c, const struct sb_child *ch, const struct sb_tmpl *t,
+		      bool quote, size_t *total)
 {
-	size_t i;
+	size_t n = tmpl_len(ch, t, quote), at;
+
+	if (n > SB_SPEC_MAX_RESOLVED || (total != NULL && (*total += n + 1) > SB_SPEC_MAX_RESOLVED))
+		return -1;
+	sb_canon_str_header(c, n);
+	at = c->len;
+	sb_canon_raw(c, NULL, n);
+	if (!c->failed)
+		tmpl_write(ch, t, quote, (char *)c->buf + at);
+	return 0;
+}
+
+/* Canonical msgpack of bound child (docs/spec.md "Child digest"). */
+static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struct sb_child *ch,
+			const struct sb_canon *metrics, const struct sb_canon *tail,
+			struct sb_error *err)
+{
+	size_t i, total = 0;
 
 	sb_canon_map(c, 7);
 	sb_canon_cstr(c, "command");
-	if (ch->shell) {
-		sb_canon_cstr(c, ch->shell_cmd);
+	if (s->shell) {
+		if (canon_tmpl(c, ch, &s->shell_cmd, true, NULL) < 0)
+			return too_long(s, &s->shell_cmd, true, ch->index, err);
 	} else {
-		sb_canon_array(c, ch->argc);
-		for (i = 0; i < ch->argc; i++)
-			sb_canon_cstr(c, ch->argv[i]);
+		sb_canon_array(c, s->argc);
+		for (i = 0; i < s->argc; i++)
+			if (canon_tmpl(c, ch, &s->argv[i], false, &total) < 0)
+				return too_long(s, &s->argv[i], true, ch->index, err);
 	}
 	sb_canon_cstr(c, "env");
 	sb_canon_map(c, s->nenv);
 	for (i = 0; i < s->nenv; i++) {
 		sb_canon_cstr(c, s->env[i].name);
-		sb_canon_cstr(c, ch->env[i]);
+		if (canon_tmpl(c, ch, &s->env[i].value, false, NULL) < 0)
+			return too_long(s, &s->env[i].value, false, ch->index, err);
 	}
 	sb_canon_raw(c, metrics->buf, metrics->len);
 	sb_canon_cstr(c, "params");
@@ -334,6 +375,9 @@ static void encode_child(struct sb_canon *c, const struct sb_spec *s, const stru
 	sb_canon_cstr(c, "repeat");
 	sb_canon_int(c, ch->repeat);
 	sb_canon_raw(c, tail->buf, tail->len);
+	if (c->failed || metrics->failed || tail->failed)
+		return sb_errorf(err, "out of memory");
+	return 0;
 }
 
 /* ---- expansion ---- */
@@ -362,7 +406,7 @@ static void point_text(const struct sb_spec *s, const struct sb_point *pt, char 
 
 	buf[0] = '\0';
 	for (i = 0; i < s->nparams && o + 1 < n; i++) {
-		int w = snprintf(buf + o, n - o, "%s%s=%s", i ? ", " : "", s->params[i].name, pt->text[i]);
+		int w = snprintf(buf + o, n - o, "%s%s=%s", i ? ", " : "", s->params[i].name, pt->text[i].s);
 		if (w < 0)
 			break;
 		o += (size_t)w;
@@ -558,38 +602,103 @@ out:
 	return rc;
 }
 
-static int compute_digests(struct sb_plan *plan, struct sb_error *err)
+/* One worker's share of the child digests: [from, to). */
+struct digest_job {
+	struct sb_plan *plan;
+	const EVP_MD *md;
+	size_t from, to;
+	int rc;
+	struct sb_error err;
+};
+
+static void *digest_range(void *arg)
 {
+	struct digest_job *job = arg;
+	struct sb_plan *plan = job->plan;
 	const struct sb_spec *s = plan->spec;
 	struct sb_canon c, metrics, tail;
 	struct sb_child *ch = sb_child_create();
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	const EVP_MD *md = EVP_sha256();
 	size_t i;
-	int rc = -1;
 
+	job->rc = -1;
 	sb_canon_init(&c, 64 * 1024 * 1024);
 	sb_canon_init(&metrics, 1024 * 1024);
 	sb_canon_init(&tail, 1024 * 1024);
-	plan->digests = malloc(plan->count * SB_DIGEST_LEN);
-	if (ch == NULL || ctx == NULL || plan->digests == NULL) {
-		sb_errorf(err, "out of memory");
+	if (ch == NULL || ctx == NULL) {
+		sb_errorf(&job->err, "out of memory");
 		goto out;
 	}
 	encode_metrics(&metrics, s);
 	encode_tail(&tail, s);
-	for (i = 0; i < plan->count; i++) {
-		if (resolve_child(plan, i, ch, err) < 0)
-			goto out;
+	for (i = job->from; i < job->to; i++) {
+		bind_child(plan, i, ch);
 		sb_canon_reset(&c);
-		encode_child(&c, s, ch, &metrics, &tail);
-		if (c.failed || metrics.failed || tail.failed) {
-			sb_errorf(err, "out of memory");
+		if (encode_child(&c, s, ch, &metrics, &tail, &job->err) < 0)
+			goto out;
+		if (EVP_DigestInit_ex(ctx, job->md, NULL) != 1 || EVP_DigestUpdate(ctx, c.buf, c.len) != 1 ||
+		    EVP_DigestFinal_ex(ctx, plan->digests + i * SB_DIGEST_LEN, NULL) != 1) {
+			sb_errorf(&job->err, "sha-256 failed");
 			goto out;
 		}
-		if (EVP_DigestInit_ex(ctx, md, NULL) != 1 || EVP_DigestUpdate(ctx, c.buf, c.len) != 1 ||
-		    EVP_DigestFinal_ex(ctx, plan->digests + i * SB_DIGEST_LEN, NULL) != 1) {
-			sb_errorf(err, "sha-256 failed");
+	}
+	job->rc = 0;
+out:
+	sb_canon_release(&c);
+	sb_canon_release(&metrics);
+	sb_canon_release(&tail);
+	sb_child_destroy(ch);
+	EVP_MD_CTX_free(ctx);
+	return NULL;
+}
+
+/* Child digests, on up to MAX_THREADS threads for large plans (each
+ * computes a contiguous range; the result does not depend on the number of
+ * threads), then the benchmark digest. */
+#define MAX_THREADS 8
+#define MIN_PER_THREAD 50000
+
+static int compute_digests(struct sb_plan *plan, struct sb_error *err)
+{
+	const struct sb_spec *s = plan->spec;
+	struct digest_job jobs[MAX_THREADS];
+	pthread_t tids[MAX_THREADS];
+	bool started[MAX_THREADS] = { false };
+	struct sb_canon c;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i, nthreads = 1;
+	int rc = -1;
+
+	sb_canon_init(&c, 1024 * 1024);
+	plan->digests = malloc(plan->count * SB_DIGEST_LEN);
+	if (ctx == NULL || md == NULL || plan->digests == NULL) {
+		sb_errorf(err, "out of memory");
+		goto out;
+	}
+	if (ncpu > 1)
+		nthreads = (size_t)ncpu < MAX_THREADS ? (size_t)ncpu : MAX_THREADS;
+	if (plan->count / MIN_PER_THREAD < nthreads)
+		nthreads = plan->count / MIN_PER_THREAD > 0 ? plan->count / MIN_PER_THREAD : 1;
+	for (i = 0; i < nthreads; i++) {
+		jobs[i] = (struct digest_job){ .plan = plan, .md = md,
+					       .from = plan->count * i / nthreads,
+					       .to = plan->count * (i + 1) / nthreads };
+		if (i > 0 && pthread_create(&tids[i], NULL, digest_range, &jobs[i]) == 0)
+			started[i] = true;
+	}
+	digest_range(&jobs[0]);
+	for (i = 1; i < nthreads; i++) {
+		if (started[i])
+			pthread_join(tids[i], NULL);
+		else
+			digest_range(&jobs[i]);
+	}
+	for (i = 0; i < nthreads; i++) {
+		if (jobs[i].rc < 0) {
+			/* the first failing range holds the first failing child */
+			memcpy(err != NULL ? err->msg : jobs[i].err.msg, jobs[i].err.msg, sizeof(jobs[i].err.msg));
 			goto out;
 		}
 	}
@@ -625,10 +734,8 @@ sha_fail:
 	sb_errorf(err, "sha-256 failed");
 out:
 	sb_canon_release(&c);
-	sb_canon_release(&metrics);
-	sb_canon_release(&tail);
-	sb_child_destroy(ch);
 	EVP_MD_CTX_free(ctx);
+	EVP_MD_free(md);
 	return rc;
 }
 
@@ -690,6 +797,7 @@ const uint8_t *sb_child_digest(const struct sb_child *c) { return c->digest; }
 const char *sb_child_digest_hex(const struct sb_child *c) { return c->hex; }
 size_t sb_child_param_count(const struct sb_child *c) { return c->nparams; }
 const struct sb_value *sb_child_param(const struct sb_child *c, size_t i) { return c->params[i]; }
+const char *sb_child_param_text(const struct sb_child *c, size_t i) { return c->text[i].s; }
 bool sb_child_is_shell(const struct sb_child *c) { return c->shell; }
 size_t sb_child_argc(const struct sb_child *c) { return c->argc; }
 char *const *sb_child_argv(const struct sb_child *c) { return c->shell ? NULL : c->argv; }
@@ -706,11 +814,11 @@ uint8_t *sb_plan_child_canonical(const struct sb_plan *plan, size_t index, size_
 	sb_canon_init(&c, 64 * 1024 * 1024);
 	sb_canon_init(&metrics, 1024 * 1024);
 	sb_canon_init(&tail, 1024 * 1024);
-	if (ch != NULL && index < plan->count && resolve_child(plan, index, ch, err) == 0) {
+	if (ch != NULL && index < plan->count) {
+		bind_child(plan, index, ch);
 		encode_metrics(&metrics, plan->spec);
 		encode_tail(&tail, plan->spec);
-		encode_child(&c, plan->spec, ch, &metrics, &tail);
-		if (!c.failed) {
+		if (encode_child(&c, plan->spec, ch, &metrics, &tail, err) == 0) {
 			out = c.buf;
 			*len = c.len;
 			c.buf = NULL;

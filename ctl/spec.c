@@ -792,8 +792,8 @@ static int cmp_param(const void *a, const void *b)
 }
 
 /* The substitution text of v and the same in POSIX single quotes. */
-static int make_texts(struct ld *ld, const struct sb_value *v, const char **text,
-		      const char **quoted)
+static int make_texts(struct ld *ld, const struct sb_value *v, struct sb_str *text,
+		      struct sb_str *quoted)
 {
 	char buf[SB_DOUBLE_TEXT_MAX], *q;
 	const char *t = scalar_text(v, buf);
@@ -801,9 +801,10 @@ static int make_texts(struct ld *ld, const struct sb_value *v, const char **text
 
 	for (k = 0; k < len; k++)
 		quotes += t[k] == '\'';
-	*text = v->type == SB_VALUE_STR ? t : sb_arena_strndup(&ld->s->arena, t, len);
+	text->s = v->type == SB_VALUE_STR ? t : sb_arena_strndup(&ld->s->arena, t, len);
+	text->len = len;
 	q = sb_arena_alloc(&ld->s->arena, len + 3 * quotes + 3);
-	if (*text == NULL || q == NULL)
+	if (text->s == NULL || q == NULL)
 		return oom(ld);
 	q[o++] = '\'';
 	for (k = 0; k < len; k++) {
@@ -816,7 +817,8 @@ static int make_texts(struct ld *ld, const struct sb_value *v, const char **text
 	}
 	q[o++] = '\'';
 	q[o] = '\0';
-	*quoted = q;
+	quoted->s = q;
+	quoted->len = o;
 	return 0;
 }
 
@@ -825,8 +827,8 @@ static int param_texts(struct ld *ld, struct sb_param *p)
 {
 	size_t j;
 
-	p->text = sb_arena_alloc(&ld->s->arena, (p->nvalues + 1) * sizeof(char *));
-	p->quoted = sb_arena_alloc(&ld->s->arena, (p->nvalues + 1) * sizeof(char *));
+	p->text = sb_arena_alloc(&ld->s->arena, (p->nvalues + 1) * sizeof(*p->text));
+	p->quoted = sb_arena_alloc(&ld->s->arena, (p->nvalues + 1) * sizeof(*p->quoted));
 	if (p->text == NULL || p->quoted == NULL)
 		return oom(ld);
 	for (j = 0; j < p->nvalues; j++)
@@ -1000,8 +1002,8 @@ static int load_points(struct ld *ld, const struct node *n, bool include)
 			pt->set[pi] = true;
 		}
 		if (include) {
-			pt->text = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(char *));
-			pt->quoted = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(char *));
+			pt->text = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(*pt->text));
+			pt->quoted = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(*pt->quoted));
 			if (pt->text == NULL || pt->quoted == NULL)
 				return oom(ld);
 			for (j = 0; j < s->nparams; j++) {

@@ -31,12 +31,18 @@ struct sb_tmpl {
 	int line, col;
 };
 
+/* A string with its length. */
+struct sb_str {
+	const char *s;
+	size_t len;
+};
+
 struct sb_param {
 	const char *name;
 	struct sb_value *values;
 	size_t nvalues;
-	const char **text;      /* text of each value (substitution) */
-	const char **quoted;    /* the same in POSIX single quotes */
+	struct sb_str *text;    /* text of each value (substitution) */
+	struct sb_str *quoted;  /* the same in POSIX single quotes */
 	int line, col;
 };
 
@@ -45,8 +51,8 @@ struct sb_param {
 struct sb_point {
 	struct sb_value *vals;
 	bool *set;
-	const char **text;      /* include: substitution text of each value */
-	const char **quoted;    /* include: the same in POSIX single quotes */
+	struct sb_str *text;    /* include: substitution text of each value */
+	struct sb_str *quoted;  /* include: the same in POSIX single quotes */
 	int line, col;
 };
 

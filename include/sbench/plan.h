@@ -68,6 +68,10 @@ const char *sb_child_digest_hex(const struct sb_child *child);
  * (sb_spec_param_name gives the names). */
 size_t sb_child_param_count(const struct sb_child *child);
 const struct sb_value *sb_child_param(const struct sb_child *child, size_t i);
+/* The text of parameter i as substituted into templates (ints in decimal,
+ * floats by the float text rule, bools true/false, strings as they are);
+ * borrowed from the spec. */
+const char *sb_child_param_text(const struct sb_child *child, size_t i);
 
 /* The resolved command: for an argv command, argc strings and a
  * NULL-terminated argv; for a shell command, the resolved string (to run
