@@ -1,0 +1,83 @@
+#!/bin/bash
+# Time limits, scancel, exit codes.
+. "$(dirname "$0")/lib.sh"
+
+cat > trap.sh <<'SCRIPT'
+#!/bin/bash
+trap 'echo "TERM"; sleep 5; echo "survived KillWait"' TERM
+echo started
+sleep 30 & wait
+echo "not reached"
+SCRIPT
+
+# --time: SIGTERM at the limit (the trap runs), SIGKILL after KillWait
+id=$(sbatch --parsable -t 1 -o to.out trap.sh)
+sleep 1.05
+expect "completing while KillWait runs" "$(squeue -h -j $id -o '%t %T')" "CG COMPLETING"
+expect "sacct already says TIMEOUT" "$(acct $id State,ExitCode)" "TIMEOUT|0:0"
+wait_for 5 all_done
+expect "TERM first, then KILL" "$(cat to.out)" "started
+TERM"
+expect "TIMEOUT" "$(acct $id State,ExitCode,Elapsed,Timelimit)" "TIMEOUT|0:0|00:00:01|00:00:01"
+
+# exit codes: low 7 bits of the status; a signal is 0:N
+cat > codes.sh <<'SCRIPT'
+#!/bin/bash
+case $SLURM_ARRAY_TASK_ID in
+0) exit 0 ;;
+1) exit 3 ;;
+2) exit 139 ;;
+3) kill -9 $$ ;;
+4) exit 200 ;;
+5) kill -SEGV $$ ;;
+6) exit 128 ;;
+esac
+SCRIPT
+id=$(sbatch --parsable -a 0-6 codes.sh)
+wait_for 5 all_done
+expect "exit codes" "$(acct $id JobID,State,ExitCode)" "$id""_0|COMPLETED|0:0
+$id""_1|FAILED|3:0
+$id""_2|FAILED|11:0
+$id""_3|FAILED|0:9
+$id""_4|FAILED|72:0
+$id""_5|FAILED|0:11
+$id""_6|FAILED|0:0"
+
+# scancel of a running task, a pending task (no row at all) and the rest
+cat > slow.sh <<'SCRIPT'
+#!/bin/bash
+trap 'echo "TERM in $SLURM_ARRAY_TASK_ID"; exit 0' TERM
+sleep 30 & wait
+SCRIPT
+id=$(sbatch --parsable -a 0-5%2 -o slow-%a.out slow.sh)
+wait_for 5 test "$(squeue -h -r -t R -o %i | wc -l)" = 2
+scancel ${id}_0
+scancel ${id}_3
+wait_for 5 test -s slow-0.out
+expect "trap saw TERM" "$(cat slow-0.out)" "TERM in 0"
+expect "cancelled running task" "$(acct ${id}_0 State,ExitCode)" "CANCELLED by $T_UID|0:0"
+expect "pending task cancelled: no row" "$(acct ${id}_3 State)" ""
+expect "squeue no longer lists it" "$(squeue -h -r -j $id -o %i | grep -c _3)" "0"
+scancel $id
+wait_for 5 all_done
+expect "whole array cancelled" "$(acct $id JobID,State | sed "s/^$id//")" "_0|CANCELLED by $T_UID
+_1|CANCELLED by $T_UID
+_2|CANCELLED by $T_UID
+_[4-5%2]|CANCELLED by $T_UID"
+out=$(scancel $id 2>&1); rc=$?
+expect "scancel of a finished job" "$out rc=$rc" "scancel: error: Kill job error on job id $id: Job/step already completing or completed rc=1"
+out=$(scancel 99999 2>&1); rc=$?
+expect "scancel of an unknown job" "$out rc=$rc" "scancel: error: Kill job error on job id 99999: Invalid job id specified rc=1"
+
+# scancel --signal delivers without cancelling; KillWait from the environment
+cat > usr.sh <<'SCRIPT'
+#!/bin/bash
+trap 'echo USR1; exit 0' USR1
+sleep 30 & wait
+SCRIPT
+id=$(sbatch --parsable -o usr.out usr.sh)
+wait_for 5 test "$(squeue -h -j $id -o %t)" = R
+scancel -s USR1 $id
+wait_for 5 all_done
+expect "scancel --signal" "$(cat usr.out) $(acct $id State)" "USR1 COMPLETED"
+t_done
