@@ -14,5 +14,6 @@ enum sb_exit {
 int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	{ "keygen", cmd_keygen, "write a new HMAC key file" },
 	{ "log", cmd_log, "list and verify event logs" },
 	{ "plan", cmd_plan, "expand a benchmark spec into its children" },
+	{ "submit", cmd_submit, "submit a benchmark's children as job arrays" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,476 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+#include <openssl/sha.h>
+
+#include "ctl/bench.h"
+#include "ctl/canon.h"
+#include "ctl/fsutil.h"
+#include "ctl/logview.h"
+#include "proto/util.h"
+#include "sbench/key.h"
+
+char *sb_bench_dir_for(const char *root, const char *name, const char *digest,
+		       struct sb_error *err)
+{
+	char cwd[PATH_MAX], *out;
+	int n;
+
+	if (root[0] == '/') {
+		n = asprintf(&out, "%s/%s-%.12s", root, name, digest);
+	} else {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			sb_errorf(err, "cannot find the current directory: %s", strerror(errno));
+			return NULL;
+		}
+		n = asprintf(&out, "%s/%s/%s-%.12s", cwd, root, name, digest);
+	}
+	if (n < 0) {
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	if (strlen(out) > PATH_MAX - 64) {
+		sb_errorf(err, "benchmark directory '%s': path too long", out);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int join(const char *dir, const char *rel, char *buf, size_t size, struct sb_error *err)
+{
+	int n = snprintf(buf, size, "%s/%s", dir, rel);
+
+	if (n < 0 || (size_t)n >= size)
+		return sb_errorf(err, "path '%s/%s' is too long", dir, rel);
+	return 0;
+}
+
+int sb_bench_path(const struct sb_bench *b, const char *rel, char *buf, size_t size,
+		  struct sb_error *err)
+{
+	return join(b->dir, rel, buf, size, err);
+}
+
+static int mkdir_mode(const char *path, mode_t mode, struct sb_error *err)
+{
+	if (mkdir(path, mode) < 0 && errno != EEXIST)
+		return sb_errorf(err, "cannot create directory '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* ---- the record ------------------------------------------------------ */
+
+static void canon_kv_str(struct sb_canon *c, const char *k, const char *v)
+{
+	sb_canon_cstr(c, k);
+	if (v)
+		sb_canon_cstr(c, v);
+	else
+		sb_canon_nil(c);
+}
+
+static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struct sb_error *err)
+{
+	const struct sb_plan *plan = n->plan;
+	const struct sb_spec *spec = sb_plan_spec(plan);
+	const struct sb_provenance *p = n->prov;
+	size_t i, k, count = sb_plan_count(plan), np = sb_spec_param_count(spec);
+	struct sb_child *ch = sb_child_create();
+	uint8_t sha[SHA256_DIGEST_LENGTH];
+	char hex[65], when[32];
+
+	if (ch == NULL)
+		return sb_errorf(err, "out of memory");
+	sb_canon_map(c, 10);
+	sb_canon_cstr(c, "child_list");
+	sb_canon_array(c, count);
+	for (i = 0; i < count; i++) {
+		if (sb_plan_child(plan, i, ch, err) < 0) {
+			sb_child_destroy(ch);
+			return -1;
+		}
+		sb_canon_map(c, 4);
+		canon_kv_str(c, "digest", sb_child_digest_hex(ch));
+		sb_canon_cstr(c, "index");
+		sb_canon_int(c, (int64_t)i);
+		sb_canon_cstr(c, "params");
+		sb_canon_map(c, np);
+		for (k = 0; k < np; k++) {
+			sb_canon_cstr(c, sb_spec_param_name(spec, k));
+			sb_canon_value(c, sb_child_param(ch, k));
+		}
+		sb_canon_cstr(c, "repeat");
+		sb_canon_int(c, sb_child_repeat(ch));
+	}
+	sb_child_destroy(ch);
+	sb_canon_cstr(c, "children");
+	sb_canon_int(c, (int64_t)count);
+	canon_kv_str(c, "digest", sb_plan_benchmark_digest_hex(plan));
+	sb_canon_cstr(c, "format");
+	sb_canon_int(c, 1);
+	sb_canon_cstr(c, "kill_wait");
+	sb_canon_int(c, n->cfg->kill_wait);
+	sb_canon_cstr(c, "max_array_size");
+	sb_canon_int(c, n->cfg->max_array_size);
+	canon_kv_str(c, "name", sb_spec_name(spec));
+
+	sb_canon_cstr(c, "provenance");
+	sb_canon_map(c, 8);
+	canon_kv_str(c, "cluster", n->cfg->cluster[0] ? n->cfg->cluster : NULL);
+	sb_canon_cstr(c, "git");
+	if (p->has_git) {
+		sb_canon_map(c, 3);
+		canon_kv_str(c, "commit", p->git_commit[0] ? p->git_commit : NULL);
+		sb_canon_cstr(c, "dirty");
+		sb_canon_bool(c, p->git_dirty);
+		canon_kv_str(c, "root", p->git_root);
+	} else {
+		sb_canon_nil(c);
+	}
+	canon_kv_str(c, "host", p->host);
+	canon_kv_str(c, "sbctl_version", SB_VERSION);
+	canon_kv_str(c, "slurm_version", n->cfg->version[0] ? n->cfg->version : NULL);
+	canon_kv_str(c, "time", sb_fmt_time_ns(p->time_ns, when));
+	sb_canon_cstr(c, "uid");
+	sb_canon_int(c, p->uid);
+	canon_kv_str(c, "user", p->user);
+
+	sb_canon_cstr(c, "spec");
+	sb_canon_map(c, 3);
+	canon_kv_str(c, "path", n->spec_path);
+	SHA256((const unsigned char *)n->spec_source, n->spec_len, sha);
+	sb_hex_encode(sha, sizeof(sha), hex);
+	canon_kv_str(c, "sha256", hex);
+	sb_canon_cstr(c, "source");
+	sb_canon_str(c, n->spec_source, n->spec_len);
+	canon_kv_str(c, "tag", sb_spec_tag(spec));
+	if (c->failed)
+		return sb_errorf(err, "benchmark record: out of memory or larger than %zu bytes",
+				 SB_BENCH_RECORD_MAX);
+	return 0;
+}
+
+/* The JSON twin of a msgpack record. */
+static int write_json_twin(const char *path, const uint8_t *rec, size_t len, struct sb_error *err)
+{
+	msgpack_unpacked u;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+	struct sb_json j;
+	int rc;
+
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, (const char *)rec, len, NULL) != MSGPACK_UNPACK_SUCCESS) {
+		msgpack_unpacked_destroy(&u);
+		return sb_errorf(err, "benchmark record: cannot decode what was just encoded");
+	}
+	f = open_memstream(&text, &tlen);
+	if (f == NULL) {
+		msgpack_unpacked_destroy(&u);
+		return sb_errorf(err, "out of memory");
+	}
+	sb_json_init(&j, f);
+	sb_logview_json_value(&j, &u.data);
+	fputc('\n', f);
+	fclose(f);
+	msgpack_unpacked_destroy(&u);
+	rc = sb_fs_write_atomic(path, text, tlen, 0444, 0, err);
+	free(text);
+	return rc;
+}
+
+/* ---- creating ---------------------------------------------------------- */
+
+static int make_key(const char *dir, struct sb_error *err)
+{
+	char keys[PATH_MAX], key[PATH_MAX];
+	struct sb_key k;
+
+	if (join(dir, "keys", keys, sizeof(keys), err) < 0 ||
+	    join(dir, SB_BENCH_KEY, key, sizeof(key), err) < 0)
+		return -1;
+	if (mkdir_mode(keys, 0700, err) < 0)
+		return -1;
+	if (chmod(keys, 0700) < 0)
+		return sb_errorf(err, "cannot chmod '%s': %s", keys, strerror(errno));
+	if (access(key, F_OK) == 0) {
+		int rc = sb_key_load(key, &k, err);
+		sb_key_cleanse(&k);
+		return rc;
+	}
+	return sb_key_generate_file(key, err);
+}
+
+static int make_run_dirs(const char *dir, size_t count, struct sb_error *err)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/runs/%zu", dir, i);
+		if (mkdir_mode(path, 0755, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int fill(const struct sb_bench_new *n, const char *dir, struct sb_error *err)
+{
+	static const char *const subdirs[] = { "submissions", "events", "runs", "jobs" };
+	char path[PATH_MAX];
+	struct sb_canon c;
+	size_t i;
+	int rc;
+
+	if (make_key(dir, err) < 0)
+		return -1;
+	for (i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
+		if (join(dir, subdirs[i], path, sizeof(path), err) < 0 ||
+		    mkdir_mode(path, 0755, err) < 0)
+			return -1;
+	if (make_run_dirs(dir, sb_plan_count(n->plan), err) < 0)
+		return -1;
+	sb_canon_init(&c, SB_BENCH_RECORD_MAX);
+	rc = encode_record(n, &c, err);
+	if (rc == 0)
+		rc = join(dir, SB_BENCH_RECORD_JSON, path, sizeof(path), err);
+	if (rc == 0)
+		rc = write_json_twin(path, c.buf, c.len, err);
+	if (rc == 0)
+		rc = join(dir, SB_BENCH_RECORD, path, sizeof(path), err);
+	if (rc == 0)
+		rc = sb_fs_write_atomic(path, c.buf, c.len, 0444, 1, err);
+	sb_canon_release(&c);
+	return rc;
+}
+
+int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
+		    struct sb_error *err)
+{
+	const char *digest = sb_plan_benchmark_digest_hex(n->plan);
+	char *dir, lock[PATH_MAX], rec[PATH_MAX];
+	int lockfd, rc = -1;
+
+	*existed = 0;
+	*dir_out = NULL;
+	dir = sb_bench_dir_for(n->root, sb_spec_name(sb_plan_spec(n->plan)), digest, err);
+	if (dir == NULL)
+		return -1;
+	if (sb_fs_mkdirs(n->root, 0755, err) < 0 || mkdir_mode(dir, 0755, err) < 0 ||
+	    sb_fs_check_owned(dir, "benchmark directory", err) < 0 ||
+	    join(dir, "lock", lock, sizeof(lock), err) < 0 ||
+	    join(dir, SB_BENCH_RECORD, rec, sizeof(rec), err) < 0) {
+		free(dir);
+		return -1;
+	}
+	lockfd = sb_fs_lock(lock, err);
+	if (lockfd < 0) {
+		free(dir);
+		return -1;
+	}
+	if (access(rec, F_OK) == 0) {
+		struct sb_bench *b = sb_bench_open(dir, err);
+		if (b != NULL && strcmp(b->digest, digest) != 0)
+			sb_errorf(err, "benchmark directory '%s' holds benchmark %s, not %s", dir,
+				  b->digest, digest);
+		else if (b != NULL)
+			rc = 0, *existed = 1;
+		sb_bench_destroy(b);
+	} else {
+		rc = fill(n, dir, err);
+	}
+	close(lockfd);
+	if (rc < 0) {
+		free(dir);
+		return -1;
+	}
+	*dir_out = dir;
+	return 0;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+static const msgpack_object *map_get(const msgpack_object *map, const char *key)
+{
+	size_t klen = strlen(key);
+	uint32_t i;
+
+	if (map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (i = 0; i < map->via.map.size; i++) {
+		const msgpack_object *k = &map->via.map.ptr[i].key;
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
+		    !memcmp(k->via.str.ptr, key, klen))
+			return &map->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+static char *get_str(const msgpack_object *map, const char *key, size_t *len)
+{
+	const msgpack_object *o = map_get(map, key);
+	char *s;
+
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR)
+		return NULL;
+	s = malloc(o->via.str.size + 1);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, o->via.str.ptr, o->via.str.size);
+	s[o->via.str.size] = '\0';
+	if (len)
+		*len = o->via.str.size;
+	return s;
+}
+
+static int get_int(const msgpack_object *map, const char *key, int64_t *out)
+{
+	const msgpack_object *o = map_get(map, key);
+
+	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX) {
+		*out = (int64_t)o->via.u64;
+		return 0;
+	}
+	return -1;
+}
+
+/* Finds the benchmark directory at or above path. */
+static char *find_dir(const char *path, struct sb_error *err)
+{
+	char real[PATH_MAX], probe[PATH_MAX + 32];
+	char *slash;
+
+	if (realpath(path, real) == NULL) {
+		sb_errorf(err, "cannot open benchmark '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		snprintf(probe, sizeof(probe), "%s/" SB_BENCH_RECORD, real);
+		if (access(probe, F_OK) == 0)
+			return strdup(real);
+		slash = strrchr(real, '/');
+		if (slash == NULL || slash == real)
+			break;
+		*slash = '\0';
+	}
+	sb_errorf(err, "'%s' is not in a benchmark directory (no %s found in it or above it)",
+		  path, SB_BENCH_RECORD);
+	return NULL;
+}
+
+struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
+{
+	struct sb_bench *b = calloc(1, sizeof(*b));
+	char rec[PATH_MAX], *data = NULL, *digest = NULL;
+	const msgpack_object *spec, *prov;
+	msgpack_unpacked u;
+	size_t len, off = 0;
+	int64_t children = -1, format = 0;
+	char *when;
+
+	if (b == NULL) {
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	b->dir = find_dir(path, err);
+	if (b->dir == NULL || sb_fs_check_owned(b->dir, "benchmark directory", err) < 0 ||
+	    join(b->dir, SB_BENCH_RECORD, rec, sizeof(rec), err) < 0 ||
+	    sb_fs_read_file(rec, SB_BENCH_RECORD_MAX, &data, &len, err) < 0) {
+		sb_bench_destroy(b);
+		return NULL;
+	}
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len ||
+	    u.data.type != MSGPACK_OBJECT_MAP) {
+		sb_errorf(err, "'%s': not a benchmark record (cannot decode it)", rec);
+		goto fail;
+	}
+	spec = map_get(&u.data, "spec");
+	prov = map_get(&u.data, "provenance");
+	b->name = get_str(&u.data, "name", NULL);
+	b->tag = get_str(&u.data, "tag", NULL);
+	digest = get_str(&u.data, "digest", NULL);
+	b->spec_source = spec ? get_str(spec, "source", &b->spec_len) : NULL;
+	b->spec_path = spec ? get_str(spec, "path", NULL) : NULL;
+	when = prov ? get_str(prov, "time", NULL) : NULL;
+	if (when) {
+		struct tm tm = { 0 };
+		long ns = 0;
+		if (sscanf(when, "%d-%d-%dT%d:%d:%d.%ldZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ns) == 7) {
+			tm.tm_year -= 1900;
+			tm.tm_mon -= 1;
+			b->created_ns = (int64_t)timegm(&tm) * 1000000000LL + ns;
+		}
+		free(when);
+	}
+	if (get_int(&u.data, "format", &format) < 0 || format != 1) {
+		sb_errorf(err, "'%s': benchmark record format %lld is not supported by sbctl %s",
+			  rec, (long long)format, SB_VERSION);
+		goto fail;
+	}
+	if (b->name == NULL || digest == NULL || strlen(digest) != 64 || b->spec_source == NULL ||
+	    get_int(&u.data, "children", &children) < 0 ||
+	    get_int(&u.data, "max_array_size", &b->max_array_size) < 0 ||
+	    get_int(&u.data, "kill_wait", &b->kill_wait) < 0 || b->max_array_size < 1) {
+		sb_errorf(err, "'%s': benchmark record lacks a required field", rec);
+		goto fail;
+	}
+	memcpy(b->digest, digest, 65);
+	b->children = (size_t)children;
+	free(digest);
+	free(data);
+	msgpack_unpacked_destroy(&u);
+	return b;
+fail:
+	free(digest);
+	free(data);
+	msgpack_unpacked_destroy(&u);
+	sb_bench_destroy(b);
+	return NULL;
+}
+
+int sb_bench_plan(struct sb_bench *b, struct sb_error *err)
+{
+	char display[PATH_MAX + 32];
+
+	if (b->plan)
+		return 0;
+	snprintf(display, sizeof(display), "%s (as recorded)", b->spec_path ? b->spec_path : "spec");
+	b->spec = sb_spec_load_buffer(b->spec_source, b->spec_len, display, err);
+	if (b->spec == NULL)
+		return -1;
+	b->plan = sb_plan_create(b->spec, err);
+	if (b->plan == NULL)
+		return -1;
+	if (strcmp(sb_plan_benchmark_digest_hex(b->plan), b->digest) != 0 ||
+	    sb_plan_count(b->plan) != b->children)
+		return sb_errorf(err, "benchmark '%s': its recorded spec plans to digest %s, not the "
+				 "recorded %s (a different sbctl version, or a changed record)",
+				 b->dir, sb_plan_benchmark_digest_hex(b->plan), b->digest);
+	return 0;
+}
+
+void sb_bench_destroy(struct sb_bench *b)
+{
+	if (b == NULL)
+		return;
+	sb_plan_destroy(b->plan);
+	sb_spec_destroy(b->spec);
+	free(b->dir);
+	free(b->name);
+	free(b->tag);
+	free(b->spec_source);
+	free(b->spec_path);
+	free(b);
+}

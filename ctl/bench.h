@@ -1,0 +1,77 @@
+/* The benchmark directory (docs/benchmark-dir.md): creating it with its
+ * immutable record, and opening it again from any later process. */
+#ifndef SB_CTL_BENCH_H
+#define SB_CTL_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/provenance.h"
+#include "ctl/slurmcfg.h"
+#include "sbench/error.h"
+#include "sbench/plan.h"
+#include "sbench/spec.h"
+
+#define SB_BENCH_RECORD "benchmark.msgpack"
+#define SB_BENCH_RECORD_JSON "benchmark.json"
+#define SB_BENCH_KEY "keys/hmac.key"
+#define SB_BENCH_RECORD_MAX ((size_t)2 << 30)
+
+/* An opened benchmark: what its record says, and (after sb_bench_plan) its
+ * spec and plan re-made from the recorded spec source. */
+struct sb_bench {
+	char *dir;                /* absolute path */
+	char *name;
+	char *tag;                /* NULL when none */
+	char digest[65];
+	size_t children;
+	int64_t max_array_size;
+	int64_t kill_wait;
+	int64_t created_ns;
+	char *spec_source;
+	size_t spec_len;
+	char *spec_path;
+	struct sb_spec *spec;     /* NULL until sb_bench_plan */
+	struct sb_plan *plan;
+};
+
+/* What sb_bench_create needs. */
+struct sb_bench_new {
+	const char *spec_path;
+	const char *spec_source;  /* the spec file's bytes */
+	size_t spec_len;
+	const struct sb_plan *plan;
+	const char *root;         /* created when missing */
+	const struct sb_slurm_config *cfg;
+	const struct sb_provenance *prov;
+};
+
+/* The directory a benchmark gets: <root>/<name>-<digest[:12]>, root made
+ * absolute (it need not exist yet).  Returns a malloc'd path, or NULL. */
+char *sb_bench_dir_for(const char *root, const char *name, const char *digest,
+		       struct sb_error *err);
+
+/* Creates the benchmark directory with keys/, submissions/, events/, runs/
+ * (one directory per child), jobs/, the key, and finally the record and its
+ * JSON twin.  When the directory exists with a complete record of the same
+ * digest, nothing is changed and *existed is set to 1; a directory left
+ * half-made by an interrupted create is completed.  Refuses a directory
+ * owned by someone else or writable by group or others. */
+int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
+		    struct sb_error *err);
+
+/* Opens the benchmark at dir (or at any path below it): checks ownership
+ * and reads the record. */
+struct sb_bench *sb_bench_open(const char *path, struct sb_error *err);
+
+/* Loads the recorded spec, plans it and checks that it gives the recorded
+ * digest. */
+int sb_bench_plan(struct sb_bench *b, struct sb_error *err);
+
+void sb_bench_destroy(struct sb_bench *b);
+
+/* dir/rel into buf; -1 when it does not fit. */
+int sb_bench_path(const struct sb_bench *b, const char *rel, char *buf, size_t size,
+		  struct sb_error *err);
+
+#endif

@@ -1,0 +1,144 @@
+/* sbctl submit SPEC [--root DIR] [--dry-run] [--json] (docs/sbctl-submit.md) */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl/commands.h"
+#include "ctl/submit.h"
+#include "proto/json.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: sbctl submit SPEC [--root DIR] [--dry-run] [--json]\n"
+	      "\n"
+	      "Plans SPEC, creates its benchmark directory under DIR (default $SB_ROOT,\n"
+	      "else ./sbench-runs), and submits its children as Slurm job arrays.\n"
+	      "Submitting the same spec again submits nothing; an interrupted submit\n"
+	      "continues where it stopped.\n", out);
+}
+
+/* "0-11" or "0,2,5" style text of a child list, shortened for people. */
+static void print_children(FILE *out, const size_t *c, size_t n)
+{
+	if (n > 0 && c[n - 1] - c[0] == n - 1)
+		fprintf(out, "%zu-%zu", c[0], c[n - 1]);
+	else
+		for (size_t i = 0; i < n && i < 8; i++)
+			fprintf(out, "%s%zu%s", i ? "," : "", c[i], i == 7 && n > 8 ? ",..." : "");
+}
+
+static void print_json(FILE *out, const struct sb_submit_result *r)
+{
+	struct sb_json j;
+	size_t i, k;
+
+	sb_json_init(&j, out);
+	sb_json_obj_begin(&j);
+	sb_json_key(&j, "format");
+	sb_json_int(&j, 1);
+	sb_json_key(&j, "benchmark");
+	sb_json_obj_begin(&j);
+	sb_json_key(&j, "name");
+	sb_json_str(&j, r->name);
+	sb_json_key(&j, "digest");
+	sb_json_str(&j, r->digest);
+	sb_json_key(&j, "dir");
+	sb_json_str(&j, r->dir);
+	sb_json_obj_end(&j);
+	sb_json_key(&j, "already_submitted");
+	sb_json_bool(&j, r->already_submitted);
+	sb_json_key(&j, "jobs");
+	sb_json_arr_begin(&j);
+	for (i = 0; i < r->njobs; i++) {
+		sb_json_obj_begin(&j);
+		sb_json_key(&j, "job_id");
+		sb_json_str(&j, r->jobs[i].job_id);
+		sb_json_key(&j, "array");
+		sb_json_str(&j, r->jobs[i].array);
+		sb_json_key(&j, "recovered");
+		sb_json_bool(&j, r->jobs[i].recovered);
+		sb_json_key(&j, "children");
+		sb_json_arr_begin(&j);
+		for (k = 0; k < r->jobs[i].n; k++)
+			sb_json_uint(&j, r->jobs[i].children[k]);
+		sb_json_arr_end(&j);
+		sb_json_obj_end(&j);
+	}
+	sb_json_arr_end(&j);
+	sb_json_key(&j, "chunks");
+	sb_json_uint(&j, r->nchunks);
+	sb_json_obj_end(&j);
+	fputc('\n', out);
+}
+
+static void print_human(FILE *out, const struct sb_submit_result *r)
+{
+	size_t i;
+
+	if (r->already_submitted)
+		fprintf(out, "%s (%.12s) was already submitted: nothing submitted\n", r->name, r->digest);
+	else
+		fprintf(out, "submitted %s (%.12s): %zu job array%s\n", r->name, r->digest, r->njobs,
+			r->njobs == 1 ? "" : "s");
+	for (i = 0; i < r->njobs; i++) {
+		fprintf(out, "  job %-10s array %-12s children ", r->jobs[i].job_id, r->jobs[i].array);
+		print_children(out, r->jobs[i].children, r->jobs[i].n);
+		fputs(r->jobs[i].recovered ? "  (found by name after an interrupted sbatch)\n" : "\n", out);
+	}
+	fprintf(out, "directory %s\n", r->dir);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sb_submit_opts o = { .out = stdout, .warn = stderr };
+	struct sb_submit_result res;
+	struct sb_error err = { "" };
+	int json = 0, c, usage_error = 0, rc;
+
+	optind = 0; /* glibc: a full re-initialisation, so options may follow SPEC */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': o.root = optarg; break;
+		case 'n': o.dry_run = true; break;
+		case 'j': json = 1; break;
+		case 'h': usage(stdout); return SB_EXIT_OK;
+		default: usage(stderr); return SB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "sbctl submit: %s\n", optind >= argc ? "missing SPEC" : "too many arguments");
+		usage(stderr);
+		return SB_EXIT_USAGE;
+	}
+	if (json && o.dry_run) {
+		fputs("sbctl submit: --dry-run prints scripts, not JSON: use one or the other\n", stderr);
+		return SB_EXIT_USAGE;
+	}
+	o.spec_path = argv[optind];
+	rc = sb_submit(&o, &res, &usage_error, &err);
+	if (rc < 0) {
+		fprintf(stderr, "sbctl submit: %s\n", err.msg);
+		if (res.njobs > 0 && res.njobs < res.nchunks)
+			fprintf(stderr, "sbctl submit: %zu of %zu job arrays are submitted; run 'sbctl "
+				"submit %s' again to continue\n", res.njobs, res.nchunks, o.spec_path);
+		if (res.dir && json)
+			print_json(stdout, &res);
+		sb_submit_result_release(&res);
+		return usage_error ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
+	}
+	if (!o.dry_run) {
+		if (json)
+			print_json(stdout, &res);
+		else
+			print_human(stdout, &res);
+	}
+	sb_submit_result_release(&res);
+	return fflush(stdout) == 0 ? SB_EXIT_OK : SB_EXIT_RUNTIME;
+}

@@ -1,0 +1,384 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl/canon.h"
+#include "ctl/fsutil.h"
+#include "ctl/jobs.h"
+
+#define MAP_MAX ((size_t)1 << 30)
+
+int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *children,
+		   size_t n, int64_t throttle, struct sb_chunks *out, struct sb_error *err)
+{
+	size_t per = (size_t)b->max_array_size, k, nchunks = (n + per - 1) / per;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return sb_errorf(err, "no children to submit");
+	out->v = calloc(nchunks, sizeof(*out->v));
+	if (out->v == NULL)
+		return sb_errorf(err, "out of memory");
+	out->n = nchunks;
+	for (k = 0; k < nchunks; k++) {
+		struct sb_chunk *c = &out->v[k];
+		size_t first = k * per;
+
+		c->attempt = attempt;
+		c->index = k;
+		c->n = n - first < per ? n - first : per;
+		c->children = malloc(c->n * sizeof(*c->children));
+		if (c->children == NULL) {
+			sb_chunks_release(out);
+			return sb_errorf(err, "out of memory");
+		}
+		memcpy(c->children, children + first, c->n * sizeof(*c->children));
+		snprintf(c->name, sizeof(c->name), "sb-%.12s-a%" PRId64 "-c%zu", b->digest, attempt, k);
+		if (throttle > 0)
+			snprintf(c->array, sizeof(c->array), "0-%zu%%%" PRId64, c->n - 1, throttle);
+		else
+			snprintf(c->array, sizeof(c->array), "0-%zu", c->n - 1);
+		if (snprintf(c->script, sizeof(c->script), "%s/jobs/a%" PRId64 "/chunk-%zu.sh",
+			     b->dir, attempt, k) >= (int)sizeof(c->script) ||
+		    snprintf(c->map, sizeof(c->map), "%s/jobs/a%" PRId64 "/chunk-%zu.map",
+			     b->dir, attempt, k) >= (int)sizeof(c->map)) {
+			sb_chunks_release(out);
+			return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
+		}
+	}
+	return 0;
+}
+
+void sb_chunks_release(struct sb_chunks *c)
+{
+	size_t k;
+
+	if (c == NULL)
+		return;
+	for (k = 0; k < c->n; k++)
+		free(c->v[k].children);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+char *sb_jobs_agent_path(struct sb_error *err)
+{
+	const char *env = getenv("SB_AGENT");
+	char self[PATH_MAX], *out;
+	ssize_t n;
+
+	if (env && *env) {
+		if (env[0] != '/') {
+			sb_errorf(err, "SB_AGENT '%s' must be an absolute path", env);
+			return NULL;
+		}
+		return strdup(env);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
+		sb_errorf(err, "cannot find sbctl's own path to locate sbagent: %s (set SB_AGENT)",
+			  strerror(errno));
+		return NULL;
+	}
+	self[n] = '\0';
+	if (asprintf(&out, "%s/sbagent", dirname(self)) < 0) {
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	if (access(out, X_OK) < 0) {
+		sb_errorf(err, "sbagent not found at '%s' (install it beside sbctl, or set SB_AGENT)", out);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* s in POSIX single quotes, appended to f. */
+static void shell_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+char *sb_jobs_script(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return NULL;
+	fprintf(f, "#!/bin/sh\n"
+		"# sbench benchmark %s (%s), attempt %" PRId64 ", chunk %zu: %zu children\n"
+		"# Written by sbctl submit: each array task runs the child that\n"
+		"# chunk-%zu.map names for its task id, under sbagent.\n"
+		"SB_BENCH_DIR=", b->name, b->digest, ch->attempt, ch->index, ch->n, ch->index);
+	shell_quote(f, b->dir);
+	fprintf(f, "\nSB_ATTEMPT=%" PRId64 "\nSB_CHUNK=%zu\n"
+		"export SB_BENCH_DIR SB_ATTEMPT SB_CHUNK\nexec ", ch->attempt, ch->index);
+	shell_quote(f, agent);
+	fputs(" --\n", f);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* ---- the map ----------------------------------------------------------- */
+
+static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struct sb_canon *c,
+		      struct sb_error *err)
+{
+	const struct sb_spec *spec = b->spec;
+	size_t t, k, np = sb_spec_param_count(spec), ne = sb_spec_env_count(spec);
+	size_t nr = sb_spec_result_count(spec);
+	struct sb_child *child = sb_child_create();
+
+	if (child == NULL)
+		return sb_errorf(err, "out of memory");
+	sb_canon_map(c, 9);
+	sb_canon_cstr(c, "attempt");
+	sb_canon_int(c, ch->attempt);
+	sb_canon_cstr(c, "bench");
+	sb_canon_cstr(c, b->digest);
+	sb_canon_cstr(c, "chunk");
+	sb_canon_int(c, (int64_t)ch->index);
+	sb_canon_cstr(c, "format");
+	sb_canon_int(c, 1);
+	sb_canon_cstr(c, "heartbeat");
+	sb_canon_int(c, sb_spec_heartbeat(spec));
+	sb_canon_cstr(c, "kill_wait");
+	sb_canon_int(c, b->kill_wait);
+	sb_canon_cstr(c, "metrics");
+	if (sb_spec_metrics(spec))
+		sb_canon_cstr(c, sb_spec_metrics(spec));
+	else
+		sb_canon_nil(c);
+	sb_canon_cstr(c, "results");
+	sb_canon_array(c, nr);
+	for (k = 0; k < nr; k++)
+		sb_canon_cstr(c, sb_spec_result(spec, k));
+	sb_canon_cstr(c, "tasks");
+	sb_canon_array(c, ch->n);
+	for (t = 0; t < ch->n; t++) {
+		if (sb_plan_child(b->plan, ch->children[t], child, err) < 0) {
+			sb_child_destroy(child);
+			return -1;
+		}
+		sb_canon_map(c, 7);
+		sb_canon_cstr(c, "child");
+		sb_canon_int(c, (int64_t)ch->children[t]);
+		sb_canon_cstr(c, "command");
+		if (sb_child_is_shell(child)) {
+			sb_canon_cstr(c, sb_child_shell(child));
+		} else {
+			sb_canon_array(c, sb_child_argc(child));
+			for (k = 0; k < sb_child_argc(child); k++)
+				sb_canon_cstr(c, sb_child_argv(child)[k]);
+		}
+		sb_canon_cstr(c, "digest");
+		sb_canon_cstr(c, sb_child_digest_hex(child));
+		sb_canon_cstr(c, "env");
+		sb_canon_map(c, ne);
+		for (k = 0; k < ne; k++) {
+			sb_canon_cstr(c, sb_spec_env_name(spec, k));
+			sb_canon_cstr(c, sb_child_env_value(child, k));
+		}
+		sb_canon_cstr(c, "params");
+		sb_canon_map(c, np);
+		for (k = 0; k < np; k++) {
+			sb_canon_cstr(c, sb_spec_param_name(spec, k));
+			sb_canon_value(c, sb_child_param(child, k));
+		}
+		sb_canon_cstr(c, "repeat");
+		sb_canon_int(c, sb_child_repeat(child));
+		sb_canon_cstr(c, "shell");
+		sb_canon_bool(c, sb_child_is_shell(child));
+	}
+	sb_child_destroy(child);
+	if (c->failed)
+		return sb_errorf(err, "task map of chunk %zu: out of memory or too large", ch->index);
+	return 0;
+}
+
+/* Writes data to path unless it already holds exactly that. */
+static int write_if_changed(const char *path, const void *data, size_t len, mode_t mode,
+			    struct sb_error *err)
+{
+	char *old;
+	size_t olen;
+
+	if (sb_fs_read_file(path, len + 1, &old, &olen, NULL) == 0) {
+		int same = olen == len && memcmp(old, data, len) == 0;
+		free(old);
+		if (same)
+			return 0;
+	}
+	return sb_fs_write_atomic(path, data, len, mode, 0, err);
+}
+
+static int link_outputs(const struct sb_bench *b, const struct sb_chunk *ch, struct sb_error *err)
+{
+	char dir[PATH_MAX], link[PATH_MAX + 32], target[64], have[64];
+	size_t t;
+
+	if (snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64 "/c%zu", b->dir, ch->attempt,
+		     ch->index) >= (int)sizeof(dir))
+		return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
+	if (sb_fs_mkdirs(dir, 0755, err) < 0)
+		return -1;
+	for (t = 0; t < ch->n; t++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%zu", dir, t);
+		snprintf(target, sizeof(target), "../../../runs/%zu", ch->children[t]);
+		if (symlink(target, link) == 0)
+			continue;
+		if (errno != EEXIST)
+			return sb_errorf(err, "cannot create '%s': %s", link, strerror(errno));
+		n = readlink(link, have, sizeof(have) - 1);
+		if (n < 0 || (size_t)n != strlen(target) || memcmp(have, target, (size_t)n))
+			return sb_errorf(err, "'%s' exists but does not point to '%s'", link, target);
+	}
+	return 0;
+}
+
+int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
+		  const char *agent, struct sb_error *err)
+{
+	char dir[PATH_MAX];
+	size_t k;
+
+	if (chunks->n == 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, b->dir, chunks->v[0].attempt);
+	if (sb_fs_mkdirs(dir, 0755, err) < 0)
+		return -1;
+	for (k = 0; k < chunks->n; k++) {
+		const struct sb_chunk *ch = &chunks->v[k];
+		struct sb_canon c;
+		char *script;
+		int rc;
+
+		sb_canon_init(&c, MAP_MAX);
+		rc = encode_map(b, ch, &c, err);
+		if (rc == 0)
+			rc = write_if_changed(ch->map, c.buf, c.len, 0444, err);
+		sb_canon_release(&c);
+		if (rc < 0)
+			return -1;
+		script = sb_jobs_script(b, ch, agent);
+		if (script == NULL)
+			return sb_errorf(err, "out of memory");
+		rc = write_if_changed(ch->script, script, strlen(script), 0555, err);
+		free(script);
+		if (rc < 0 || link_outputs(b, ch, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- sbatch ------------------------------------------------------------ */
+
+struct argv_builder {
+	char **v;
+	size_t n, cap;
+	int failed;
+};
+
+static void add(struct argv_builder *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(struct argv_builder *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (a->failed)
+		return;
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		char **v = realloc(a->v, cap * sizeof(*v));
+		if (v == NULL) {
+			a->failed = 1;
+			return;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		a->failed = 1;
+		s = NULL;
+	}
+	va_end(ap);
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunk *ch,
+			   const char *dependency, struct sb_error *err)
+{
+	const struct sb_slurm_options *o = sb_spec_slurm(b->spec);
+	struct argv_builder a = { 0 };
+	char out[PATH_MAX];
+	size_t i;
+
+	snprintf(out, sizeof(out), "%s/jobs/a%" PRId64 "/c%zu/%%a/slurm-%%A_%%a", b->dir,
+		 ch->attempt, ch->index);
+	add(&a, "sbatch");
+	add(&a, "--parsable");
+	add(&a, "--array=%s", ch->array);
+	add(&a, "--job-name=%s", ch->name);
+	add(&a, "--output=%s.out", out);
+	add(&a, "--error=%s.err", out);
+	add(&a, "--open-mode=append");
+	if (dependency)
+		add(&a, "--dependency=afterany:%s", dependency);
+	if (o->partition)
+		add(&a, "--partition=%s", o->partition);
+	if (o->time)
+		add(&a, "--time=%s", o->time);
+	if (o->mem)
+		add(&a, "--mem=%s", o->mem);
+	if (o->cpus_per_task)
+		add(&a, "--cpus-per-task=%" PRId64, o->cpus_per_task);
+	if (o->gres)
+		add(&a, "--gres=%s", o->gres);
+	if (o->nodes)
+		add(&a, "--nodes=%s", o->nodes);
+	if (o->ntasks)
+		add(&a, "--ntasks=%" PRId64, o->ntasks);
+	if (o->constraint)
+		add(&a, "--constraint=%s", o->constraint);
+	for (i = 0; i < o->nextra; i++)
+		add(&a, "%s", o->extra[i]);
+	add(&a, "%s", ch->script);
+	if (a.failed) {
+		sb_jobs_argv_free(a.v);
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	return a.v;
+}
+
+void sb_jobs_argv_free(char **argv)
+{
+	if (argv == NULL)
+		return;
+	for (char **p = argv; *p; p++)
+		free(*p);
+	free(argv);
+}

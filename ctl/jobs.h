@@ -1,0 +1,57 @@
+/* The jobs of an attempt (docs/benchmark-dir.md "Attempts, chunks and
+ * jobs"): chunks of at most MaxArraySize children, each with a task -> child
+ * map, a batch script, Slurm-output symlinks and an sbatch command line. */
+#ifndef SB_CTL_JOBS_H
+#define SB_CTL_JOBS_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/bench.h"
+#include "sbench/error.h"
+
+struct sb_chunk {
+	int64_t attempt;
+	size_t index;           /* chunk number within the attempt */
+	size_t *children;       /* child index of each task id */
+	size_t n;
+	char name[96];          /* the job name: sb-<digest[:12]>-a<attempt>-c<k> */
+	char array[64];         /* the --array value, e.g. "0-11%4" */
+	char script[PATH_MAX];
+	char map[PATH_MAX];
+};
+
+struct sb_chunks {
+	struct sb_chunk *v;
+	size_t n;
+};
+
+/* Splits children (child indices, in order) into chunks of at most
+ * b->max_array_size.  throttle 0 means none. */
+int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *children,
+		   size_t n, int64_t throttle, struct sb_chunks *out, struct sb_error *err);
+
+void sb_chunks_release(struct sb_chunks *c);
+
+/* The sbagent that batch scripts run: $SB_AGENT when set, else the sbagent
+ * beside the running sbctl.  Returns a malloc'd absolute path, or NULL. */
+char *sb_jobs_agent_path(struct sb_error *err);
+
+/* The batch script of a chunk (malloc'd text). */
+char *sb_jobs_script(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent);
+
+/* Writes every chunk's map, script and output symlinks (b must be
+ * planned).  Existing files with the same content are left as they are, so
+ * a resumed submit can call it again. */
+int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
+		  const char *agent, struct sb_error *err);
+
+/* The sbatch argument vector for a chunk (NULL-terminated, malloc'd strings
+ * in a malloc'd array; free with sb_jobs_argv_free).  dependency: a job id
+ * to run after (afterany), or NULL. */
+char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunk *ch,
+			   const char *dependency, struct sb_error *err);
+void sb_jobs_argv_free(char **argv);
+
+#endif

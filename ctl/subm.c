@@ -1,0 +1,314 @@
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/canon.h"
+#include "ctl/subm.h"
+
+static const char *const type_names[] = {
+	[SB_SUBM_INTENT] = "intent",
+	[SB_SUBM_SUBMITTED] = "submitted",
+	[SB_SUBM_SUBMIT_FAILED] = "submit_failed",
+	[SB_SUBM_CANCEL] = "cancel",
+	[SB_SUBM_OUTCOME] = "outcome",
+};
+#define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
+
+static void entry_init(struct sb_subm_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->attempt = e->chunk = e->child = e->end = -1;
+	e->exit_code = e->signal = -1;
+}
+
+static int push(struct sb_subm *s, const struct sb_subm_entry *e, struct sb_error *err)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct sb_subm_entry *v = realloc(s->v, cap * sizeof(*v));
+		if (v == NULL)
+			return sb_errorf(err, "out of memory");
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = *e;
+	return 0;
+}
+
+static void copy_str(const msgpack_object *o, char *buf, size_t size)
+{
+	size_t n;
+
+	if (o->type != MSGPACK_OBJECT_STR)
+		return;
+	n = o->via.str.size < size - 1 ? o->via.str.size : size - 1;
+	memcpy(buf, o->via.str.ptr, n);
+	buf[n] = '\0';
+}
+
+static int64_t as_int(const msgpack_object *o)
+{
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
+		return (int64_t)o->via.u64;
+	return -1;
+}
+
+/* Fills e from a record; 0 when the record is not a submissions record. */
+static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
+{
+	const msgpack_object *p = &rec->payload;
+	size_t t;
+	uint32_t i;
+
+	entry_init(e);
+	for (t = 0; t < NTYPES; t++)
+		if (!strcmp(rec->type, type_names[t]))
+			break;
+	if (t == NTYPES || p->type != MSGPACK_OBJECT_MAP)
+		return 0;
+	e->type = (enum sb_subm_type)t;
+	e->time_ns = rec->time_ns;
+	for (i = 0; i < p->via.map.size; i++) {
+		const msgpack_object *k = &p->via.map.ptr[i].key, *v = &p->via.map.ptr[i].val;
+		char key[32] = "";
+
+		copy_str(k, key, sizeof(key));
+		if (!strcmp(key, "attempt")) e->attempt = as_int(v);
+		else if (!strcmp(key, "chunk")) e->chunk = as_int(v);
+		else if (!strcmp(key, "child")) e->child = as_int(v);
+		else if (!strcmp(key, "end")) e->end = as_int(v);
+		else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
+		else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
+		else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
+		else if (!strcmp(key, "job_id")) copy_str(v, e->job_id, sizeof(e->job_id));
+		else if (!strcmp(key, "job_name")) copy_str(v, e->job_name, sizeof(e->job_name));
+		else if (!strcmp(key, "state")) copy_str(v, e->state, sizeof(e->state));
+		else if (!strcmp(key, "error")) copy_str(v, e->error, sizeof(e->error));
+	}
+	return 1;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct sb_subm_entry *x = a, *y = b;
+	return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_one(const char *path, struct sb_log_verifier *v, const struct sb_log_expect *ex,
+		    struct sb_subm *out, struct sb_error *err)
+{
+	struct sb_log_result *r = sb_log_read_file(v, path, ex, err);
+	enum sb_log_tail tail;
+	size_t i;
+
+	if (r == NULL)
+		return -1;
+	tail = sb_log_result_tail(r);
+	if (tail != SB_LOG_TAIL_OK && tail != SB_LOG_TAIL_TORN) {
+		sb_errorf(err, "submission log '%s' does not verify: %s; sbctl will not act on it "
+			  "(inspect it with 'sbctl log')", path, sb_log_result_detail(r));
+		sb_log_result_destroy(r);
+		return -1;
+	}
+	for (i = 0; i < sb_log_result_verified(r); i++) {
+		struct sb_subm_entry e;
+		if (decode(sb_log_result_record(r, i), &e) && push(out, &e, err) < 0) {
+			sb_log_result_destroy(r);
+			return -1;
+		}
+	}
+	sb_log_result_destroy(r);
+	out->files++;
+	return 0;
+}
+
+int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
+		 struct sb_error *err)
+{
+	struct sb_run_ident id = { .bench = b->digest, .child = -1, .attempt = -1, .restart = -1 };
+	struct sb_log_expect ex = { .id = &id };
+	struct sb_log_verifier *v;
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	DIR *dp;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (sb_bench_path(b, "submissions", dir, sizeof(dir), err) < 0)
+		return -1;
+	dp = opendir(dir);
+	if (dp == NULL)
+		return sb_errorf(err, "cannot read '%s': %s", dir, strerror(errno));
+	while ((d = readdir(dp)) != NULL) {
+		size_t len = strlen(d->d_name);
+		if (len < 5 || strcmp(d->d_name + len - 4, ".log") != 0)
+			continue;
+		if (n == cap) {
+			char **nv = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
+			if (nv == NULL) {
+				rc = sb_errorf(err, "out of memory");
+				break;
+			}
+			names = nv;
+		}
+		if ((names[n] = strdup(d->d_name)) == NULL) {
+			rc = sb_errorf(err, "out of memory");
+			break;
+		}
+		n++;
+	}
+	closedir(dp);
+	if (rc == 0 && n > 0) {
+		qsort(names, n, sizeof(*names), by_name);
+		v = sb_log_verifier_create(key, err);
+		if (v == NULL)
+			rc = -1;
+		for (i = 0; rc == 0 && i < n; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			rc = read_one(path, v, &ex, out, err);
+		}
+		sb_log_verifier_destroy(v);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc < 0) {
+		sb_subm_release(out);
+		return -1;
+	}
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), by_time);
+	return 0;
+}
+
+void sb_subm_release(struct sb_subm *s)
+{
+	if (s == NULL)
+		return;
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct sb_subm_entry *sb_subm_find(const struct sb_subm *s, enum sb_subm_type type,
+					 int64_t attempt, int64_t chunk)
+{
+	size_t i;
+
+	for (i = s->n; i-- > 0;)
+		if (s->v[i].type == type && s->v[i].attempt == attempt && s->v[i].chunk == chunk)
+			return &s->v[i];
+	return NULL;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+struct sb_subm_writer {
+	const struct sb_bench *b;
+	const struct sb_key *key;
+	struct sb_log_writer *w;
+	char host[256];
+};
+
+struct sb_subm_writer *sb_subm_writer_create(const struct sb_bench *b, const struct sb_key *key,
+					     struct sb_error *err)
+{
+	struct sb_subm_writer *w = calloc(1, sizeof(*w));
+
+	if (w == NULL) {
+		sb_errorf(err, "out of memory");
+		return NULL;
+	}
+	w->b = b;
+	w->key = key;
+	if (gethostname(w->host, sizeof(w->host) - 1) < 0)
+		snprintf(w->host, sizeof(w->host), "unknown");
+	w->host[strcspn(w->host, ".")] = '\0';
+	return w;
+}
+
+static int open_log(struct sb_subm_writer *w, struct sb_error *err)
+{
+	struct sb_run_ident id = {
+		.bench = w->b->digest, .child = -1, .attempt = -1, .restart = -1,
+		.host = w->host, .pid = (int64_t)getpid(),
+	};
+	struct timespec ts;
+	char path[PATH_MAX], rel[128];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(rel, sizeof(rel), "submissions/%lld.%09ld-%.64s-%ld.log", (long long)ts.tv_sec,
+		 ts.tv_nsec, w->host, (long)getpid());
+	if (sb_bench_path(w->b, rel, path, sizeof(path), err) < 0)
+		return -1;
+	w->w = sb_log_writer_create(path, w->key, &id, err);
+	return w->w ? 0 : -1;
+}
+
+static void encode(const struct sb_subm_entry *e, struct sb_canon *c)
+{
+	size_t n = (e->attempt >= 0) + (e->chunk >= 0) + (e->child >= 0) + (e->end >= 0) +
+		   (e->error[0] != 0) + (e->exit_code >= 0) + (e->job_id[0] != 0) +
+		   (e->job_name[0] != 0) + (e->type == SB_SUBM_SUBMITTED) + (e->signal >= 0) +
+		   (e->state[0] != 0);
+
+	/* keys in byte order */
+	sb_canon_map(c, n);
+	if (e->attempt >= 0) { sb_canon_cstr(c, "attempt"); sb_canon_int(c, e->attempt); }
+	if (e->child >= 0) { sb_canon_cstr(c, "child"); sb_canon_int(c, e->child); }
+	if (e->chunk >= 0) { sb_canon_cstr(c, "chunk"); sb_canon_int(c, e->chunk); }
+	if (e->end >= 0) { sb_canon_cstr(c, "end"); sb_canon_int(c, e->end); }
+	if (e->error[0]) { sb_canon_cstr(c, "error"); sb_canon_cstr(c, e->error); }
+	if (e->exit_code >= 0) { sb_canon_cstr(c, "exit_code"); sb_canon_int(c, e->exit_code); }
+	if (e->job_id[0]) { sb_canon_cstr(c, "job_id"); sb_canon_cstr(c, e->job_id); }
+	if (e->job_name[0]) { sb_canon_cstr(c, "job_name"); sb_canon_cstr(c, e->job_name); }
+	if (e->type == SB_SUBM_SUBMITTED) { sb_canon_cstr(c, "recovered"); sb_canon_bool(c, e->recovered); }
+	if (e->signal >= 0) { sb_canon_cstr(c, "signal"); sb_canon_int(c, e->signal); }
+	if (e->state[0]) { sb_canon_cstr(c, "state"); sb_canon_cstr(c, e->state); }
+}
+
+int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,
+		   struct sb_error *err)
+{
+	struct sb_canon c;
+	struct sb_subm_entry copy = *e;
+	struct timespec ts;
+	int rc;
+
+	if (w->w == NULL && open_log(w, err) < 0)
+		return -1;
+	sb_canon_init(&c, 1 << 16);
+	encode(e, &c);
+	rc = c.failed ? sb_errorf(err, "submission record too large")
+		      : sb_log_writer_append(w->w, type_names[e->type], c.buf, c.len, err);
+	sb_canon_release(&c);
+	if (rc < 0 || s == NULL)
+		return rc;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	copy.time_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return push(s, &copy, err);
+}
+
+int sb_subm_writer_close(struct sb_subm_writer *w, struct sb_error *err)
+{
+	int rc = 0;
+
+	if (w == NULL)
+		return 0;
+	if (w->w)
+		rc = sb_log_writer_close(w->w, err);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,69 @@
+/* sbctl's own signed records in submissions/ (docs/benchmark-dir.md,
+ * "Submission records"): reading all of them, and appending new ones through
+ * one log file per sbctl process. */
+#ifndef SB_CTL_SUBM_H
+#define SB_CTL_SUBM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/bench.h"
+#include "sbench/key.h"
+#include "sbench/log.h"
+
+enum sb_subm_type {
+	SB_SUBM_INTENT,
+	SB_SUBM_SUBMITTED,
+	SB_SUBM_SUBMIT_FAILED,
+	SB_SUBM_CANCEL,
+	SB_SUBM_OUTCOME,
+};
+
+/* One verified record; fields a type does not have are -1 / "". */
+struct sb_subm_entry {
+	enum sb_subm_type type;
+	int64_t time_ns;
+	int64_t attempt;
+	int64_t chunk;
+	int64_t child;          /* outcome */
+	bool recovered;         /* submitted: found by name after an unknown outcome */
+	char job_id[64];        /* submitted, outcome */
+	char job_name[96];
+	char state[64];         /* outcome: the scheduler's final State text */
+	int exit_code, signal;  /* outcome: ExitCode N:S */
+	int64_t end;            /* outcome: End, seconds */
+	char error[256];        /* submit_failed */
+};
+
+struct sb_subm {
+	struct sb_subm_entry *v;
+	size_t n, cap;
+	size_t files;            /* logs read */
+};
+
+/* Reads and verifies every log in b's submissions/.  A log that does not
+ * verify (other than a torn tail: an sbctl that died while writing) is an
+ * error: sbctl will not act on records it cannot trust. */
+int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
+		 struct sb_error *err);
+
+void sb_subm_release(struct sb_subm *s);
+
+/* The latest entry of a type for (attempt, chunk), or NULL. */
+const struct sb_subm_entry *sb_subm_find(const struct sb_subm *s, enum sb_subm_type type,
+					 int64_t attempt, int64_t chunk);
+
+/* A writer that creates submissions/<time>-<host>-<pid>.log at its first
+ * record (so a run that records nothing leaves no file). */
+struct sb_subm_writer;
+
+struct sb_subm_writer *sb_subm_writer_create(const struct sb_bench *b, const struct sb_key *key,
+					     struct sb_error *err);
+/* Appends a record; also adds it to s (when not NULL) so that later lookups
+ * see it. */
+int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,
+		   struct sb_error *err);
+int sb_subm_writer_close(struct sb_subm_writer *w, struct sb_error *err);
+
+#endif

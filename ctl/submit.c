@@ -1,0 +1,413 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/bench.h"
+#include "ctl/fsutil.h"
+#include "ctl/index.h"
+#include "ctl/jobs.h"
+#include "ctl/proc.h"
+#include "ctl/submit.h"
+#include "ctl/subm.h"
+
+#define SBATCH_TIMEOUT_MS 120000
+#define QUERY_TIMEOUT_MS 60000
+
+static const char *default_root(const char *root)
+{
+	const char *env = getenv("SB_ROOT");
+
+	if (root)
+		return root;
+	return env && *env ? env : "./sbench-runs";
+}
+
+/* The first line of text, trimmed, for messages. */
+static void first_line(const char *text, char *buf, size_t size)
+{
+	size_t n = strcspn(text, "\n");
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+}
+
+/* Parses sbatch --parsable output: "JOBID" or "JOBID;CLUSTER". */
+static int parse_job_id(const char *out, char *job_id, size_t size)
+{
+	size_t n = strspn(out, "0123456789");
+
+	if (n == 0 || n >= size || (out[n] != '\0' && out[n] != '\n' && out[n] != ';'))
+		return -1;
+	memcpy(job_id, out, n);
+	job_id[n] = '\0';
+	return 0;
+}
+
+/* Looks for a job by name: 1 and job_id (the array job id) when found, 0 when
+ * the scheduler knows none, -1 when it cannot tell. */
+static int find_job_by_name(const char *name, int64_t since_ns, char *job_id, size_t size,
+			    struct sb_error *err)
+{
+	char opt_name[128], opt_start[64], when[32];
+	struct sb_proc_result r;
+	time_t since = (time_t)(since_ns / 1000000000) - 86400;
+	struct tm tm;
+	int answered = 0;
+
+	snprintf(opt_name, sizeof(opt_name), "--name=%s", name);
+	{
+		char *argv[] = { "squeue", "-h", opt_name, "-o", "%F", NULL };
+		if (sb_proc_run(argv, 1 << 16, QUERY_TIMEOUT_MS, &r, err) == 0) {
+			if (r.exit_code == 0) {
+				answered = 1;
+				if (parse_job_id(r.out, job_id, size) == 0) {
+					sb_proc_result_release(&r);
+					return 1;
+				}
+			}
+			sb_proc_result_release(&r);
+		}
+	}
+	localtime_r(&since, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(opt_start, sizeof(opt_start), "%s", when);
+	{
+		char *argv[] = { "sacct", "-n", "-X", "-P", opt_name, "-S", opt_start,
+				 "--format=JobID", NULL };
+		if (sb_proc_run(argv, 1 << 20, QUERY_TIMEOUT_MS, &r, err) == 0) {
+			if (r.exit_code == 0) {
+				answered = 1;
+				r.out[strcspn(r.out, "_\n")] = '\0'; /* "123_4" -> "123" */
+				if (parse_job_id(r.out, job_id, size) == 0) {
+					sb_proc_result_release(&r);
+					return 1;
+				}
+			}
+			sb_proc_result_release(&r);
+		}
+	}
+	if (!answered)
+		return sb_errorf(err, "neither squeue nor sacct answered, so whether job '%s' was "
+				 "submitted cannot be told", name);
+	return 0;
+}
+
+static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, const char *job_id,
+		   bool recovered, struct sb_error *err)
+{
+	struct sb_submit_job *j = &res->jobs[res->njobs];
+
+	memset(j, 0, sizeof(*j));
+	snprintf(j->job_id, sizeof(j->job_id), "%s", job_id);
+	snprintf(j->array, sizeof(j->array), "%s", ch->array);
+	j->recovered = recovered;
+	j->children = malloc(ch->n * sizeof(*j->children));
+	if (j->children == NULL)
+		return sb_errorf(err, "out of memory");
+	memcpy(j->children, ch->children, ch->n * sizeof(*j->children));
+	j->n = ch->n;
+	res->njobs++;
+	return 0;
+}
+
+/* Runs sbatch for one chunk; 0 and job_id on success, -1 with Slurm's
+ * message otherwise. */
+static int run_sbatch(const struct sb_bench *b, const struct sb_chunk *ch, const char *dep,
+		      char *job_id, size_t size, struct sb_error *err)
+{
+	char **argv = sb_jobs_sbatch_argv(b, ch, dep, err);
+	struct sb_proc_result r;
+	char line[512];
+	int rc;
+
+	if (argv == NULL)
+		return -1;
+	rc = sb_proc_run(argv, 1 << 16, SBATCH_TIMEOUT_MS, &r, err);
+	sb_jobs_argv_free(argv);
+	if (rc < 0)
+		return -1;
+	if (r.exit_code != 0) {
+		first_line(r.err_len ? r.err : r.out, line, sizeof(line));
+		rc = sb_errorf(err, "%s", r.timed_out ? "sbatch did not answer within 120 s"
+			       : line[0] ? line : "sbatch failed without a message");
+	} else if (parse_job_id(r.out, job_id, size) < 0) {
+		first_line(r.out, line, sizeof(line));
+		rc = sb_errorf(err, "sbatch printed '%s', not a job id", line);
+	}
+	sb_proc_result_release(&r);
+	return rc;
+}
+
+/* Submits every chunk not yet submitted, in order. */
+static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunks,
+			 struct sb_submit_result *res, struct sb_error *err)
+{
+	struct sb_subm subm;
+	struct sb_subm_writer *w = NULL;
+	struct sb_key key;
+	char keypath[PATH_MAX], prev[64] = "";
+	bool throttled = sb_spec_slurm(b->spec)->array_throttle > 0, fresh = true;
+	size_t k;
+	int rc = 0;
+
+	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
+	    sb_key_load(keypath, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	w = sb_subm_writer_create(b, &key, err);
+	if (w == NULL)
+		rc = -1;
+	res->jobs = calloc(chunks->n, sizeof(*res->jobs));
+	if (res->jobs == NULL)
+		rc = sb_errorf(err, "out of memory");
+	for (k = 0; rc == 0 && k < chunks->n; k++) {
+		const struct sb_chunk *ch = &chunks->v[k];
+		const struct sb_subm_entry *done = sb_subm_find(&subm, SB_SUBM_SUBMITTED, ch->attempt, (int64_t)k);
+		const struct sb_subm_entry *intent = sb_subm_find(&subm, SB_SUBM_INTENT, ch->attempt, (int64_t)k);
+		struct sb_subm_entry e;
+		char job_id[64];
+		int found;
+
+		if (done) {
+			rc = add_job(res, ch, done->job_id, done->recovered, err);
+			snprintf(prev, sizeof(prev), "%s", done->job_id);
+			continue;
+		}
+		fresh = false;
+		memset(&e, 0, sizeof(e));
+		e.attempt = ch->attempt;
+		e.chunk = (int64_t)k;
+		e.child = e.end = -1;
+		e.exit_code = e.signal = -1;
+		snprintf(e.job_name, sizeof(e.job_name), "%s", ch->name);
+		if (intent) {
+			/* an earlier sbatch whose outcome is unknown: look for its job */
+			found = find_job_by_name(ch->name, intent->time_ns, job_id, sizeof(job_id), err);
+			if (found < 0) {
+				rc = -1;
+				break;
+			}
+			if (found) {
+				e.type = SB_SUBM_SUBMITTED;
+				e.recovered = true;
+				snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
+				rc = sb_subm_append(w, &e, &subm, err);
+				if (rc == 0)
+					rc = add_job(res, ch, job_id, true, err);
+				snprintf(prev, sizeof(prev), "%s", job_id);
+				continue;
+			}
+		}
+		e.type = SB_SUBM_INTENT;
+		if (sb_subm_append(w, &e, &subm, err) < 0) {
+			rc = -1;
+			break;
+		}
+		if (run_sbatch(b, ch, throttled && prev[0] ? prev : NULL, job_id, sizeof(job_id), err) < 0) {
+			struct sb_error why = *err;
+			/* an unknown outcome until the scheduler says otherwise */
+			found = find_job_by_name(ch->name, intent ? intent->time_ns : 0, job_id,
+						 sizeof(job_id), NULL);
+			if (found != 1) {
+				e.type = SB_SUBM_SUBMIT_FAILED;
+				snprintf(e.error, sizeof(e.error), "%.255s", why.msg);
+				sb_subm_append(w, &e, &subm, NULL);
+				sb_errorf(err, "sbatch failed for chunk %zu of %zu ('%s'): %s", k + 1,
+					  chunks->n, ch->name, why.msg);
+				rc = -1;
+				break;
+			}
+			e.recovered = true;
+		}
+		e.type = SB_SUBM_SUBMITTED;
+		e.error[0] = '\0';
+		snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
+		rc = sb_subm_append(w, &e, &subm, err);
+		if (rc == 0)
+			rc = add_job(res, ch, job_id, e.recovered, err);
+		snprintf(prev, sizeof(prev), "%s", job_id);
+	}
+	res->already_submitted = rc == 0 && fresh;
+	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	sb_subm_release(&subm);
+	sb_key_cleanse(&key);
+	return rc;
+}
+
+static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_chunks *chunks,
+			  const char *agent)
+{
+	size_t k, t;
+
+	fprintf(out, "benchmark %s (%s): %zu children in %zu job array%s\n", b->name, b->digest,
+		b->children, chunks->n, chunks->n == 1 ? "" : "s");
+	fprintf(out, "directory %s (not created: --dry-run)\n", b->dir);
+	for (k = 0; k < chunks->n; k++) {
+		const struct sb_chunk *ch = &chunks->v[k];
+		char **argv = sb_jobs_sbatch_argv(b, ch, k > 0 && sb_spec_slurm(b->spec)->array_throttle > 0
+						  ? "<job id of chunk before>" : NULL, NULL);
+		char *script = sb_jobs_script(b, ch, agent);
+
+		fprintf(out, "\n== chunk %zu: %s\n$", k, ch->script);
+		for (char **p = argv; p && *p; p++)
+			fprintf(out, " %s", *p);
+		fprintf(out, "\n-- %s\n%s-- task -> child:", ch->script, script ? script : "");
+		for (t = 0; t < ch->n; t++)
+			fprintf(out, "%s%zu->%zu", t % 10 ? " " : "\n  ", t, ch->children[t]);
+		fputc('\n', out);
+		sb_jobs_argv_free(argv);
+		free(script);
+	}
+}
+
+static int index_bench(const struct sb_bench *b, FILE *warn)
+{
+	struct sb_index_bench ib = { b->name, (char *)b->digest, b->dir, b->created_ns };
+	struct sb_error err;
+	struct sb_index *idx = sb_index_open(NULL, NULL, &err);
+
+	if (idx == NULL || sb_index_put_bench(idx, &ib, &err) < 0) {
+		if (warn)
+			fprintf(warn, "sbctl: warning: %s (the benchmark is fine; 'sbctl index --rebuild' "
+				"can add it later)\n", err.msg);
+		sb_index_close(idx);
+		return -1;
+	}
+	sb_index_close(idx);
+	return 0;
+}
+
+int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int *usage_error,
+	      struct sb_error *err)
+{
+	struct sb_provenance prov;
+	struct sb_slurm_config cfg;
+	struct sb_error warn = { "" };
+	struct sb_spec *spec;
+	struct sb_plan *plan;
+	struct sb_bench *b = NULL;
+	struct sb_chunks chunks = { 0 };
+	size_t *all = NULL, i, n;
+	char *source = NULL, *agent = NULL, *dir = NULL;
+	size_t len;
+	int existed = 0, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	*usage_error = 1;
+	if (sb_fs_read_file(o->spec_path, SB_SPEC_MAX_FILE_SIZE, &source, &len, err) < 0)
+		return -1;
+	spec = sb_spec_load_buffer(source, len, o->spec_path, err);
+	plan = spec ? sb_plan_create(spec, err) : NULL;
+	if (plan == NULL) {
+		sb_spec_destroy(spec);
+		free(source);
+		return -1;
+	}
+	*usage_error = 0;
+	sb_provenance_collect(o->spec_path, &prov);
+	if (prov.has_git && prov.git_dirty && o->warn)
+		fprintf(o->warn, "sbctl: warning: the repository '%s' holding '%s' has changes not in "
+			"commit %s; the benchmark record says so\n", prov.git_root, o->spec_path,
+			prov.git_commit[0] ? prov.git_commit : "(none)");
+	sb_slurm_config_read(&cfg, &warn);
+	if (warn.msg[0] && o->warn)
+		fprintf(o->warn, "sbctl: warning: %s\n", warn.msg);
+	agent = sb_jobs_agent_path(err);
+	if (agent == NULL)
+		goto out;
+
+	if (o->dry_run) {
+		b = calloc(1, sizeof(*b));
+		if (b == NULL || (b->dir = sb_bench_dir_for(default_root(o->root), sb_spec_name(spec),
+				  sb_plan_benchmark_digest_hex(plan), err)) == NULL)
+			goto out;
+		b->name = strdup(sb_spec_name(spec));
+		b->children = sb_plan_count(plan);
+		b->max_array_size = cfg.max_array_size;
+		b->kill_wait = cfg.kill_wait;
+	} else {
+		struct sb_bench_new bn = { o->spec_path, source, len, plan, default_root(o->root),
+					   &cfg, &prov };
+		if (sb_bench_create(&bn, &dir, &existed, err) < 0 || (b = sb_bench_open(dir, err)) == NULL)
+			goto out;
+		index_bench(b, o->warn);
+	}
+	if (o->dry_run)
+		memcpy(b->digest, sb_plan_benchmark_digest_hex(plan), 65);
+	if (strcmp(b->digest, sb_plan_benchmark_digest_hex(plan)) != 0) {
+		sb_errorf(err, "benchmark directory '%s' holds benchmark %s, not %s", b->dir,
+			  b->digest, sb_plan_benchmark_digest_hex(plan));
+		goto out;
+	}
+	b->spec = spec;   /* b owns them from here on */
+	b->plan = plan;
+	spec = NULL;
+	plan = NULL;
+	res->dir = strdup(b->dir);
+	res->name = strdup(b->name);
+	memcpy(res->digest, b->digest, 65);
+
+	n = b->children;
+	all = malloc(n * sizeof(*all));
+	if (all == NULL || res->dir == NULL || res->name == NULL) {
+		sb_errorf(err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		all[i] = i;
+	if (sb_jobs_layout(b, 0, all, n, sb_spec_slurm(b->spec)->array_throttle, &chunks, err) < 0)
+		goto out;
+	res->nchunks = chunks.n;
+	if (o->dry_run) {
+		print_dry_run(o->out, b, &chunks, agent);
+		rc = 0;
+		goto out;
+	}
+	{
+		char lockpath[PATH_MAX];
+		int lock;
+		if (sb_bench_path(b, "lock", lockpath, sizeof(lockpath), err) < 0 ||
+		    (lock = sb_fs_lock(lockpath, err)) < 0)
+			goto out;
+		rc = sb_jobs_write(b, &chunks, agent, err);
+		if (rc == 0)
+			rc = submit_chunks(b, &chunks, res, err);
+		res->already_submitted = res->already_submitted && existed;
+		close(lock);
+	}
+out:
+	sb_chunks_release(&chunks);
+	sb_bench_destroy(b);
+	sb_plan_destroy(plan);
+	sb_spec_destroy(spec);
+	free(all);
+	free(agent);
+	free(dir);
+	free(source);
+	return rc;
+}
+
+void sb_submit_result_release(struct sb_submit_result *res)
+{
+	size_t i;
+
+	if (res == NULL)
+		return;
+	for (i = 0; i < res->njobs; i++)
+		free(res->jobs[i].children);
+	free(res->jobs);
+	free(res->dir);
+	free(res->name);
+	memset(res, 0, sizeof(*res));
+}
