@@ -120,7 +120,8 @@ static bool is_envelope(const msgpack_object *k)
 	if (k->type != MSGPACK_OBJECT_STR)
 		return false;
 	for (i = 0; i < sizeof(envelope) / sizeof(envelope[0]); i++)
-		if (strlen(envelope[i]) == k->via.str.size &&
+		if (k->via.str.size > 0 && envelope[i][0] == k->via.str.ptr[0] &&
+		    strlen(envelope[i]) == k->via.str.size &&
 		    memcmp(envelope[i], k->via.str.ptr, k->via.str.size) == 0)
 			return true;
 	return false;

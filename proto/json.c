@@ -89,6 +89,17 @@ static void write_string(FILE *out, const char *str, size_t n)
 	fputc('"', out);
 	while (i < n) {
 		unsigned char c = s[i];
+		size_t run = i;
+
+		/* a run of bytes that need no escape goes out in one call */
+		while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
+		       s[run] != '\\')
+			run++;
+		if (run > i) {
+			fwrite(s + i, 1, run - i, out);
+			i = run;
+			continue;
+		}
 		switch (c) {
 		case '"': fputs("\\\"", out); break;
 		case '\\': fputs("\\\\", out); break;
