@@ -364,7 +364,8 @@ out:
 	}
 	/* sorted by name; a name seen twice keeps its first value and the later
 	 * ones are listed as skipped */
-	qsort(m->v, m->n, sizeof(m->v[0]), cmp_metric);
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof(m->v[0]), cmp_metric);
 	for (i = 0, out = 0; i < m->n; i++) {
 		if (out > 0 && strcmp(m->v[out - 1].name, m->v[i].name) == 0) {
 			if (add_skipped(&c, m->v[i].name) != 0) {

@@ -72,7 +72,7 @@ done
 # The command gets default dispositions and an empty mask, even when
 # sbagent was started with signals ignored.
 rc=0
-(trap '' INT HUP USR1; exec "$AGENT" --key "$K" --log "$T/dfl" -- sh -c 'grep -E "^Sig(Blk|Ign)" /proc/$$/status > sigs') || rc=$?
+(trap '' INT HUP USR1; exec "$AGENT" --key "$K" --log "$T/dfl" -- grep -E "^Sig(Blk|Ign)" /proc/self/status > sigs) || rc=$?
 check "command's signal mask is empty" grep -q '^SigBlk:[[:space:]]*0*$' sigs
 check "command ignores no signal" grep -q '^SigIgn:[[:space:]]*0*$' sigs
 

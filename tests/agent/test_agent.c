@@ -1,0 +1,360 @@
+/* Unit tests of the agent's pieces: canonical payloads, metrics parsing,
+ * result hashing, signal names. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+
+static char tmpdir[] = "/tmp/sbagent-unit.XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	if (mkdtemp(tmpdir) == NULL || chdir(tmpdir) != 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	if (chdir("/") != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Every map in o has str keys in strictly increasing raw byte order. */
+static void assert_canonical(const msgpack_object *o)
+{
+	uint32_t i;
+
+	if (o->type == MSGPACK_OBJECT_ARRAY) {
+		for (i = 0; i < o->via.array.size; i++)
+			assert_canonical(&o->via.array.ptr[i]);
+		return;
+	}
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return;
+	for (i = 0; i < o->via.map.size; i++) {
+		const msgpack_object *k = &o->via.map.ptr[i].key;
+
+		assert_int_equal(k->type, MSGPACK_OBJECT_STR);
+		if (i > 0) {
+			const msgpack_object *p = &o->via.map.ptr[i - 1].key;
+			size_t n = p->via.str.size < k->via.str.size ? p->via.str.size : k->via.str.size;
+			int c = memcmp(p->via.str.ptr, k->via.str.ptr, n);
+
+			if (c >= 0 && !(c == 0 && p->via.str.size < k->via.str.size))
+				fail_msg("key '%.*s' after '%.*s'", (int)k->via.str.size,
+					k->via.str.ptr, (int)p->via.str.size, p->via.str.ptr);
+		}
+		assert_canonical(&o->via.map.ptr[i].val);
+	}
+}
+
+/* Unpacks sb (exactly one map) and checks it; returns the map in zone. */
+static msgpack_object check_payload(msgpack_sbuffer *sb, msgpack_zone *zone)
+{
+	msgpack_object o;
+	size_t off = 0;
+
+	assert_int_equal(msgpack_unpack(sb->data, sb->size, &off, zone, &o),
+		MSGPACK_UNPACK_SUCCESS);
+	assert_int_equal(off, sb->size);
+	assert_int_equal(o.type, MSGPACK_OBJECT_MAP);
+	assert_canonical(&o);
+	return o;
+}
+
+static const msgpack_object *map_get(const msgpack_object *m, const char *key)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->via.map.size; i++) {
+		const msgpack_object *k = &m->via.map.ptr[i].key;
+
+		if (k->via.str.size == strlen(key) &&
+		    memcmp(k->via.str.ptr, key, k->via.str.size) == 0)
+			return &m->via.map.ptr[i].val;
+	}
+	fail_msg("no key '%s'", key);
+	return NULL;
+}
+
+static void test_payloads_canonical(void **state)
+{
+	char *argv[] = { "python", "train.py", NULL };
+	const char *res[] = { "a", "b" };
+	struct sb_agent_run run = {
+		.argv = argv, .argc = 2, .results = res, .nresults = 2,
+		.metrics = "m.json", .heartbeat_s = 60, .kill_wait_s = 10,
+		.run_dir = "/tmp",
+	};
+	struct sb_key key = { .id = "0123456789abcdef" };
+	struct sb_agent_host host = { "cpu", 8, 4, "Linux 6" };
+	struct sb_agent_usage u = { 1.5, 0.25, 1024 };
+	struct sb_agent_result results[4] = {
+		{ .path = "a", .state = SB_RESULT_HASHED, .size = 3, .mtime_ns = 5,
+		  .sha256 = "ab" },
+		{ .path = "b", .state = SB_RESULT_MISSING },
+		{ .path = "c", .state = SB_RESULT_NOT_HASHED, .size = 1 << 30 },
+		{ .path = "d", .state = SB_RESULT_ERROR, .error = "not a regular file" },
+	};
+	struct sb_agent_metric mv[2] = {
+		{ .name = "acc", .is_float = 1, .f = 0.5 },
+		{ .name = "step", .i = 7 },
+	};
+	char *skipped[1] = { "name" };
+	struct sb_agent_metrics m = { mv, 2, skipped, 1 };
+	struct sb_agent_outcome out = { .status = 3 << 8, .wall_s = 2.0, .usage = u };
+	struct sb_agent_finish fin = {
+		.outcome = &out, .results = results, .nresults = 4, .metrics = &m,
+		.records = 5,
+	};
+	msgpack_sbuffer sb;
+	msgpack_zone zone;
+	msgpack_object o;
+
+	(void)state;
+	msgpack_zone_init(&zone, 4096);
+
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_start(&sb, &run, &key, &host), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "command")->via.array.size, 2);
+	assert_int_equal(map_get(&o, "cores")->via.u64, 8);
+	msgpack_sbuffer_destroy(&sb);
+
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_heartbeat(&sb, 60.0, &u), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "max_rss_kb")->via.u64, 1024);
+	assert_int_equal(map_get(&o, "elapsed_s")->type, MSGPACK_OBJECT_FLOAT64);
+	msgpack_sbuffer_destroy(&sb);
+
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_signal(&sb, SIGTERM, "forwarded"), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "signal")->via.u64, SIGTERM);
+	msgpack_sbuffer_destroy(&sb);
+
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_finish(&sb, &fin), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "exit_code")->via.u64, 3);
+	assert_int_equal(map_get(&o, "signal")->type, MSGPACK_OBJECT_NIL);
+	assert_int_equal(map_get(&o, "results")->via.array.size, 4);
+	assert_int_equal(map_get(&o, "records")->via.u64, 5);
+	assert_int_equal(map_get(&o, "metrics")->via.map.size, 2);
+	msgpack_sbuffer_destroy(&sb);
+
+	/* killed by a signal: exit_code nil, signal set */
+	out.status = SIGKILL;
+	fin.metrics = NULL;
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_finish(&sb, &fin), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "exit_code")->type, MSGPACK_OBJECT_NIL);
+	assert_int_equal(map_get(&o, "signal")->via.u64, SIGKILL);
+	assert_int_equal(map_get(&o, "metrics")->via.map.size, 0);
+	msgpack_sbuffer_destroy(&sb);
+	msgpack_zone_destroy(&zone);
+}
+
+static const struct sb_agent_metric *metric(const struct sb_agent_metrics *m,
+	const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].name, name) == 0)
+			return &m->v[i];
+	return NULL;
+}
+
+static void test_metrics_json(void **state)
+{
+	struct sb_agent_metrics m;
+	struct sb_error err;
+	size_t i;
+
+	(void)state;
+	write_file("m.json", "{\"z\": 1, \"a\": 2.5, \"s\": \"x\", \"n\": {\"b\": 0x10},"
+		" \"big\": 9223372036854775808, \"min\": -9223372036854775808,"
+		" \"z\": 3, \"t\": true, \"e\": 1E3, \"neg\": -0.0}");
+	assert_int_equal(sb_agent_metrics_read("m.json", &m, &err), 0);
+	for (i = 1; i < m.n; i++)
+		assert_true(strcmp(m.v[i - 1].name, m.v[i].name) < 0);
+	assert_int_equal(metric(&m, "z")->i, 1); /* the first of a duplicate */
+	assert_false(metric(&m, "z")->is_float);
+	assert_true(metric(&m, "a")->is_float);
+	assert_true(metric(&m, "a")->f == 2.5);
+	assert_int_equal(metric(&m, "n.b")->i, 16);
+	assert_int_equal(metric(&m, "min")->i, INT64_MIN);
+	assert_null(metric(&m, "big")); /* beyond int64 */
+	assert_true(metric(&m, "e")->is_float && metric(&m, "e")->f == 1000.0);
+	assert_true(metric(&m, "neg")->is_float && !signbit(metric(&m, "neg")->f));
+	assert_int_equal(m.nskipped, 4);
+	assert_string_equal(m.skipped[0], "s");
+	assert_string_equal(m.skipped[1], "big");
+	assert_string_equal(m.skipped[2], "t");
+	assert_string_equal(m.skipped[3], "z");
+	sb_agent_metrics_release(&m);
+	sb_agent_metrics_release(NULL);
+}
+
+static void test_metrics_yaml_forms(void **state)
+{
+	static const struct { const char *text; int kind; int64_t i; double f; } cases[] = {
+		{ "1", 1, 1, 0 }, { "-7", 1, -7, 0 }, { "+7", 1, 7, 0 },
+		{ "0o17", 1, 15, 0 }, { "0x1f", 1, 31, 0 }, { "007", 1, 7, 0 },
+		{ "1.5", 2, 0, 1.5 }, { ".5", 2, 0, 0.5 }, { "5.", 2, 0, 5.0 },
+		{ "1e2", 2, 0, 100 }, { "-1.5e-2", 2, 0, -0.015 },
+		{ ".inf", 0, 0, 0 }, { ".nan", 0, 0, 0 }, { "1e999", 0, 0, 0 },
+		{ "0x", 0, 0, 0 }, { "1_000", 0, 0, 0 }, { "'1'", 0, 0, 0 },
+		{ "\"1\"", 0, 0, 0 }, { "null", 0, 0, 0 }, { "~", 0, 0, 0 },
+		{ "true", 0, 0, 0 }, { "!!int 3", 0, 0, 0 }, { "[1]", 0, 0, 0 },
+		{ "1.2.3", 0, 0, 0 }, { "e5", 0, 0, 0 }, { "0b101", 0, 0, 0 },
+	};
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct sb_agent_metrics m;
+		struct sb_error err;
+		char text[64];
+
+		snprintf(text, sizeof(text), "v: %s\n", cases[c].text);
+		write_file("m.yaml", text);
+		assert_int_equal(sb_agent_metrics_read("m.yaml", &m, &err), 0);
+		if (cases[c].kind == 0) {
+			if (m.n != 0)
+				fail_msg("'%s' read as a number", cases[c].text);
+			assert_int_equal(m.nskipped, 1);
+		} else {
+			if (m.n != 1)
+				fail_msg("'%s' not read as a number", cases[c].text);
+			assert_int_equal(m.v[0].is_float, cases[c].kind == 2);
+			if (cases[c].kind == 1)
+				assert_int_equal(m.v[0].i, cases[c].i);
+			else
+				assert_true(m.v[0].f == cases[c].f);
+		}
+		sb_agent_metrics_release(&m);
+	}
+}
+
+static void test_metrics_errors(void **state)
+{
+	struct sb_agent_metrics m;
+	struct sb_error err;
+	char deep[256] = "", *p = deep;
+	int d;
+
+	(void)state;
+	assert_int_equal(sb_agent_metrics_read("absent.json", &m, &err), -1);
+	assert_non_null(strstr(err.msg, "cannot open metrics file 'absent.json'"));
+	write_file("e.json", "");
+	assert_int_equal(sb_agent_metrics_read("e.json", &m, &err), -1);
+	assert_non_null(strstr(err.msg, "is empty"));
+	write_file("s.json", "42\n");
+	assert_int_equal(sb_agent_metrics_read("s.json", &m, &err), -1);
+	assert_non_null(strstr(err.msg, "is not a mapping"));
+	write_file("b.json", "{\"a\": [1, 2}");
+	assert_int_equal(sb_agent_metrics_read("b.json", &m, &err), -1);
+	assert_non_null(strstr(err.msg, "line 1"));
+	write_file("k.yaml", "? [1]\n: 2\n");
+	assert_int_equal(sb_agent_metrics_read("k.yaml", &m, &err), -1);
+	assert_non_null(strstr(err.msg, "not a scalar"));
+	assert_int_equal(mkdir("dir.json", 0700), 0);
+	assert_int_equal(sb_agent_metrics_read("dir.json", &m, &err), -1);
+	assert_int_equal(m.n, 0);
+
+	/* nesting beyond the depth limit: the subtree is skipped, not an error */
+	for (d = 0; d < SB_METRICS_MAX_DEPTH + 2; d++)
+		p += sprintf(p, "{\"k%d\": ", d);
+	p += sprintf(p, "1");
+	for (d = 0; d < SB_METRICS_MAX_DEPTH + 2; d++)
+		*p++ = '}';
+	*p = '\0';
+	write_file("deep.json", deep);
+	assert_int_equal(sb_agent_metrics_read("deep.json", &m, &err), 0);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(m.nskipped, 1);
+	sb_agent_metrics_release(&m);
+}
+
+static void test_results(void **state)
+{
+	const char *paths[] = { "abc", "nothere", ".", "empty" };
+	struct sb_agent_result r[4];
+
+	(void)state;
+	write_file("abc", "abc");
+	write_file("empty", "");
+	sb_agent_results_collect(paths, 4, 0, r);
+	assert_int_equal(r[0].state, SB_RESULT_HASHED);
+	assert_string_equal(r[0].sha256,
+		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_int_equal(r[0].size, 3);
+	assert_true(r[0].mtime_ns > 0);
+	assert_int_equal(r[1].state, SB_RESULT_MISSING);
+	assert_int_equal(r[2].state, SB_RESULT_ERROR);
+	assert_string_equal(r[2].error, "not a regular file");
+	assert_string_equal(r[3].sha256,
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+
+	/* no time left: size and mtime only */
+	sb_agent_results_collect(paths, 1, sb_agent_now() - 1, r);
+	assert_int_equal(r[0].state, SB_RESULT_NOT_HASHED);
+	assert_int_equal(r[0].size, 3);
+	assert_true(r[0].mtime_ns > 0);
+}
+
+static void test_signal_names(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	assert_string_equal(sb_agent_signal_name(SIGTERM, buf), "TERM");
+	assert_string_equal(sb_agent_signal_name(SIGUSR2, buf), "USR2");
+	assert_string_equal(sb_agent_signal_name(SIGRTMIN + 2, buf), "RTMIN+2");
+	assert_string_equal(sb_agent_signal_name(0, buf), "SIG0");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_payloads_canonical),
+		cmocka_unit_test(test_metrics_json),
+		cmocka_unit_test(test_metrics_yaml_forms),
+		cmocka_unit_test(test_metrics_errors),
+		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_signal_names),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
