@@ -79,14 +79,14 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
 		char key[32] = "";
 
 		copy_str(k, key, sizeof(key));
-		if (!strcmp(key, "attempt")) e->attempt = as_int(v);
+		if (!strcmp(key, "attempt_index")) e->attempt = as_int(v);
 		else if (!strcmp(key, "chunk")) e->chunk = as_int(v);
-		else if (!strcmp(key, "child")) e->child = as_int(v);
+		else if (!strcmp(key, "child_index")) e->child = as_int(v);
 		else if (!strcmp(key, "end")) e->end = as_int(v);
 		else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
 		else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
 		else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
-		else if (!strcmp(key, "job_id")) copy_str(v, e->job_id, sizeof(e->job_id));
+		else if (!strcmp(key, "job")) copy_str(v, e->job_id, sizeof(e->job_id));
 		else if (!strcmp(key, "job_name")) copy_str(v, e->job_name, sizeof(e->job_name));
 		else if (!strcmp(key, "state")) copy_str(v, e->state, sizeof(e->state));
 		else if (!strcmp(key, "error")) copy_str(v, e->error, sizeof(e->error));
@@ -264,15 +264,16 @@ static void encode(const struct sb_subm_entry *e, struct sb_canon *c)
 		   (e->job_name[0] != 0) + (e->type == SB_SUBM_SUBMITTED) + (e->signal >= 0) +
 		   (e->state[0] != 0);
 
-	/* keys in byte order */
+	/* keys in byte order; none equal to an envelope key (attempt, child,
+	 * job_id), so that the JSON view of a record shows them all */
 	sb_canon_map(c, n);
-	if (e->attempt >= 0) { sb_canon_cstr(c, "attempt"); sb_canon_int(c, e->attempt); }
-	if (e->child >= 0) { sb_canon_cstr(c, "child"); sb_canon_int(c, e->child); }
+	if (e->attempt >= 0) { sb_canon_cstr(c, "attempt_index"); sb_canon_int(c, e->attempt); }
+	if (e->child >= 0) { sb_canon_cstr(c, "child_index"); sb_canon_int(c, e->child); }
 	if (e->chunk >= 0) { sb_canon_cstr(c, "chunk"); sb_canon_int(c, e->chunk); }
 	if (e->end >= 0) { sb_canon_cstr(c, "end"); sb_canon_int(c, e->end); }
 	if (e->error[0]) { sb_canon_cstr(c, "error"); sb_canon_cstr(c, e->error); }
 	if (e->exit_code >= 0) { sb_canon_cstr(c, "exit_code"); sb_canon_int(c, e->exit_code); }
-	if (e->job_id[0]) { sb_canon_cstr(c, "job_id"); sb_canon_cstr(c, e->job_id); }
+	if (e->job_id[0]) { sb_canon_cstr(c, "job"); sb_canon_cstr(c, e->job_id); }
 	if (e->job_name[0]) { sb_canon_cstr(c, "job_name"); sb_canon_cstr(c, e->job_name); }
 	if (e->type == SB_SUBM_SUBMITTED) { sb_canon_cstr(c, "recovered"); sb_canon_bool(c, e->recovered); }
 	if (e->signal >= 0) { sb_canon_cstr(c, "signal"); sb_canon_int(c, e->signal); }
