@@ -182,6 +182,8 @@ static void table_str(FILE *out, const char *s, size_t n)
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
 		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\x%02x", c);
 		else

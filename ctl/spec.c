@@ -1082,8 +1082,9 @@ static int compile_tmpl(struct ld *ld, const struct node *n, const char *text, s
 				ref.kind = SB_SEG_PARAM;
 				ref.param = (size_t)pi;
 			} else {
+				param_suggest(s, name, true, buf);
 				return nerr(ld, n, "unknown parameter '%s' in template%s", name,
-					    param_suggest(s, name, true, buf));
+					    buf[0] ? buf : " (write '{{' for a literal '{')");
 			}
 			if (o > start)
 				segs[nsegs++] = (struct sb_seg){ SB_SEG_LIT, 0, lit + start, o - start };

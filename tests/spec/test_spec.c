@@ -70,9 +70,9 @@ static const struct error_case error_cases[] = {
 	{ "name: t\ncommand: \"echo {lr x}\"\nparameters: {lr: [1]}\n",
 	  "t.yaml:2:10: invalid reference '{lr ' in template at offset 5 (write '{{' for a literal '{')" },
 	{ "name: t\ncommand: \"echo ${HOME}\"\n",
-	  "t.yaml:2:10: unknown parameter 'HOME' in template" },
+	  "t.yaml:2:10: unknown parameter 'HOME' in template (write '{{' for a literal '{')" },
 	{ "name: t\ncommand: [x]\nenv: {A: \"{nope}\"}\n",
-	  "t.yaml:3:10: unknown parameter 'nope' in template" },
+	  "t.yaml:3:10: unknown parameter 'nope' in template (write '{{' for a literal '{')" },
 	/* duplicate points, empty grids */
 	{ HEAD "parameters: {lr: [1, 2]}\ninclude:\n  - {lr: 2}\n",
 	  "t.yaml:5:5: duplicate point: include entry (lr=2) is already a grid point" },
