@@ -130,9 +130,10 @@ static int gendir(const char *dir, long files, int records)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static struct log a, b;
+
+static int tamper(int argc, char **argv)
 {
-	struct log a = { 0 }, b = { 0 };
 	struct sb_error err;
 	struct sb_key key;
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -180,7 +181,9 @@ int main(int argc, char **argv)
 		size_t n = strtoul(argv[3], NULL, 10);
 		uint8_t *z = calloc(1, n + 1);
 		struct piece p[2] = { { a.buf, a.len }, { z, n } };
-		return emit(argv[4], p, 2);
+		emit(argv[4], p, 2);
+		free(z);
+		return 0;
 	}
 	if (!strcmp(cmd, "drop") && argc == 5) {
 		i = idx(&a, argv[3]);
@@ -234,4 +237,13 @@ int main(int argc, char **argv)
 	}
 	die("unknown command or wrong arguments (see tests/proto/sbtamper.c)");
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = tamper(argc, argv);
+
+	free(a.buf);
+	free(b.buf);
+	return rc;
 }
