@@ -78,7 +78,7 @@ struct sb_agent_host {
 	char cpu_model[256];          /* empty when unknown */
 	int64_t cores;                /* online CPUs, -1 when unknown */
 	int64_t cpus_allowed;         /* CPUs in the affinity mask, -1 when unknown */
-	char kernel[256];             /* "Linux 6.1.0-18-amd64" */
+	char kernel[256];             /* the release, as uname -r: "6.1.0-18-amd64" */
 };
 
 void sb_agent_host_facts(struct sb_agent_host *h);

@@ -77,7 +77,7 @@ void sb_agent_host_facts(struct sb_agent_host *h)
 	h->cpus_allowed = sched_getaffinity(0, sizeof(set), &set) == 0 ?
 		CPU_COUNT(&set) : -1;
 	if (uname(&u) == 0)
-		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.sysname, u.release);
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
 	else
 		h->kernel[0] = '\0';
 }
