@@ -1,0 +1,394 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/bench.h"
+
+#define MAP_MAX ((size_t)1 << 30)
+#define LIST_MAX 65536
+
+int sb_agent_bench_mode(void)
+{
+	const char *v = getenv("SB_BENCH_DIR");
+	return v && *v;
+}
+
+static int env_int(const char *name, int64_t *out, struct sb_error *err)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long n;
+
+	if (v == NULL || *v == '\0')
+		return sb_errorf(err, "benchmark mode needs %s in the environment (set by the batch "
+				 "script sbctl wrote)", name);
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || *end != '\0' || n < 0)
+		return sb_errorf(err, "%s='%s' is not a non-negative integer", name, v);
+	*out = n;
+	return 0;
+}
+
+static const msgpack_object *get(const msgpack_object *map, const char *key)
+{
+	size_t klen = strlen(key);
+	uint32_t i;
+
+	if (map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (i = 0; i < map->via.map.size; i++) {
+		const msgpack_object *k = &map->via.map.ptr[i].key;
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
+		    !memcmp(k->via.str.ptr, key, klen))
+			return &map->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+static char *dup_str(const msgpack_object *o)
+{
+	char *s;
+
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR || memchr(o->via.str.ptr, 0, o->via.str.size))
+		return NULL;
+	s = malloc(o->via.str.size + 1);
+	if (s) {
+		memcpy(s, o->via.str.ptr, o->via.str.size);
+		s[o->via.str.size] = '\0';
+	}
+	return s;
+}
+
+static int get_uint(const msgpack_object *map, const char *key, int64_t *out)
+{
+	const msgpack_object *o = get(map, key);
+
+	if (o == NULL || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > INT64_MAX)
+		return -1;
+	*out = (int64_t)o->via.u64;
+	return 0;
+}
+
+static int copy_hex(const msgpack_object *o, char out[65])
+{
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR || o->via.str.size != 64)
+		return -1;
+	memcpy(out, o->via.str.ptr, 64);
+	out[64] = '\0';
+	return 0;
+}
+
+/* A NULL-terminated array of copies of the strings of an array object. */
+static char **dup_list(const msgpack_object *o, size_t *n)
+{
+	char **v;
+	uint32_t i;
+
+	if (o == NULL || o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > LIST_MAX)
+		return NULL;
+	v = calloc(o->via.array.size + 1, sizeof(*v));
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < o->via.array.size; i++) {
+		if ((v[i] = dup_str(&o->via.array.ptr[i])) == NULL) {
+			for (uint32_t j = 0; j < i; j++)
+				free(v[j]);
+			free(v);
+			return NULL;
+		}
+	}
+	*n = o->via.array.size;
+	return v;
+}
+
+static void free_list(char **v)
+{
+	if (v == NULL)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* The text of a parameter value for SB_PARAM_<name> (as in {name}). */
+static int param_text(const msgpack_object *o, char *buf, size_t size)
+{
+	switch (o->type) {
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		return snprintf(buf, size, "%" PRIu64, o->via.u64) < (int)size ? 0 : -1;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		return snprintf(buf, size, "%" PRId64, o->via.i64) < (int)size ? 0 : -1;
+	case MSGPACK_OBJECT_FLOAT64: {
+		int n;
+		for (n = 1; n <= 17; n++) {
+			snprintf(buf, size, "%.*g", n, o->via.f64);
+			if (strtod(buf, NULL) == o->via.f64)
+				break;
+		}
+		if (strpbrk(buf, ".en") == NULL && strlen(buf) + 3 <= size)
+			strcat(buf, ".0");
+		return 0;
+	}
+	case MSGPACK_OBJECT_BOOLEAN:
+		return snprintf(buf, size, "%s", o->via.boolean ? "true" : "false") < (int)size ? 0 : -1;
+	case MSGPACK_OBJECT_STR:
+		if (o->via.str.size >= size || memchr(o->via.str.ptr, 0, o->via.str.size))
+			return -1;
+		memcpy(buf, o->via.str.ptr, o->via.str.size);
+		buf[o->via.str.size] = '\0';
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int add_env(struct sb_agent_bench *b, size_t cap, const char *name, size_t nlen,
+		   const char *value)
+{
+	char *s;
+
+	if (b->nenv + 1 >= cap)
+		return -1;
+	if (asprintf(&s, "%.*s=%s", (int)nlen, name, value) < 0)
+		return -1;
+	b->env[b->nenv++] = s;
+	b->env[b->nenv] = NULL;
+	return 0;
+}
+
+/* Fills env: the spec's env (resolved), then SB_CHILD, SB_ATTEMPT and
+ * SB_PARAM_<name>. */
+static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struct sb_error *err)
+{
+	const msgpack_object *env = get(task, "env"), *params = get(task, "params");
+	char num[32], *text;
+	size_t cap;
+	uint32_t i;
+
+	if (env == NULL || env->type != MSGPACK_OBJECT_MAP || params == NULL ||
+	    params->type != MSGPACK_OBJECT_MAP)
+		return sb_errorf(err, "task %" PRId64 " of the map has no env or params", b->task);
+	cap = env->via.map.size + params->via.map.size + 4;
+	b->env = calloc(cap, sizeof(*b->env));
+	text = malloc(1 << 20);
+	if (b->env == NULL || text == NULL) {
+		free(text);
+		return sb_errorf(err, "out of memory");
+	}
+	for (i = 0; i < env->via.map.size; i++) {
+		const msgpack_object *k = &env->via.map.ptr[i].key, *v = &env->via.map.ptr[i].val;
+		if (k->type != MSGPACK_OBJECT_STR || v->type != MSGPACK_OBJECT_STR ||
+		    param_text(v, text, 1 << 20) < 0 ||
+		    add_env(b, cap, k->via.str.ptr, k->via.str.size, text) < 0) {
+			free(text);
+			return sb_errorf(err, "task %" PRId64 ": a bad env entry in the map", b->task);
+		}
+	}
+	snprintf(num, sizeof(num), "%" PRId64, b->child);
+	add_env(b, cap, "SB_CHILD", 8, num);
+	snprintf(num, sizeof(num), "%" PRId64, b->attempt);
+	add_env(b, cap, "SB_ATTEMPT", 10, num);
+	for (i = 0; i < params->via.map.size; i++) {
+		const msgpack_object *k = &params->via.map.ptr[i].key, *v = &params->via.map.ptr[i].val;
+		char name[128];
+		if (k->type != MSGPACK_OBJECT_STR || k->via.str.size > 100 ||
+		    param_text(v, text, 1 << 20) < 0) {
+			free(text);
+			return sb_errorf(err, "task %" PRId64 ": a bad parameter in the map", b->task);
+		}
+		snprintf(name, sizeof(name), "SB_PARAM_%.*s", (int)k->via.str.size, k->via.str.ptr);
+		if (add_env(b, cap, name, strlen(name), text) < 0) {
+			free(text);
+			return sb_errorf(err, "out of memory");
+		}
+	}
+	free(text);
+	return 0;
+}
+
+static int read_map(const char *path, char **data, size_t *len, struct sb_error *err)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return sb_errorf(err, "cannot open task map '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAP_MAX) {
+		close(fd);
+		return sb_errorf(err, "task map '%s' is not a regular file of at most %zu bytes",
+				 path, MAP_MAX);
+	}
+	*data = malloc((size_t)st.st_size + 1);
+	if (*data == NULL) {
+		close(fd);
+		return sb_errorf(err, "out of memory");
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			free(*data);
+			close(fd);
+			return sb_errorf(err, "cannot read task map '%s': %s", path, strerror(e));
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	*len = got;
+	return 0;
+}
+
+static int same_command(const struct sb_agent_bench *b, char *const *cmd, size_t ncmd)
+{
+	size_t i;
+
+	if (ncmd != b->argc)
+		return 0;
+	for (i = 0; i < ncmd; i++)
+		if (strcmp(cmd[i], b->argv[i]) != 0)
+			return 0;
+	return 1;
+}
+
+int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
+			struct sb_error *err)
+{
+	const char *dir = getenv("SB_BENCH_DIR"), *job = getenv("SLURM_JOB_ID");
+	const msgpack_object *tasks, *task, *command, *o;
+	char map[PATH_MAX], *data = NULL;
+	int64_t restart = 0, v;
+	msgpack_unpacked u;
+	size_t len = 0, off = 0;
+	int rc = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (dir == NULL || dir[0] != '/')
+		return sb_errorf(err, "SB_BENCH_DIR must be an absolute path");
+	snprintf(b->dir, sizeof(b->dir), "%s", dir);
+	if (env_int("SB_ATTEMPT", &b->attempt, err) < 0 || env_int("SB_CHUNK", &b->chunk, err) < 0 ||
+	    env_int("SLURM_ARRAY_TASK_ID", &b->task, err) < 0)
+		return -1;
+	if (getenv("SLURM_RESTART_COUNT") && env_int("SLURM_RESTART_COUNT", &restart, err) < 0)
+		return -1;
+	if (job && strspn(job, "0123456789") != strlen(job))
+		return sb_errorf(err, "SLURM_JOB_ID='%s' is not a job id", job);
+	if (snprintf(map, sizeof(map), "%s/jobs/a%" PRId64 "/chunk-%" PRId64 ".map", dir,
+		     b->attempt, b->chunk) >= (int)sizeof(map))
+		return sb_errorf(err, "SB_BENCH_DIR is too long");
+	if (read_map(map, &data, &len, err) < 0)
+		return -1;
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len) {
+		sb_errorf(err, "task map '%s' cannot be decoded", map);
+		goto out;
+	}
+	tasks = get(&u.data, "tasks");
+	if (get_uint(&u.data, "format", &v) < 0 || v != 1 || copy_hex(get(&u.data, "bench"), b->digest) < 0 ||
+	    tasks == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
+		sb_errorf(err, "task map '%s' is not a format-1 task map", map);
+		goto out;
+	}
+	if ((uint64_t)b->task >= tasks->via.array.size) {
+		sb_errorf(err, "task %" PRId64 " is not in task map '%s' (%u tasks)", b->task, map,
+			  tasks->via.array.size);
+		goto out;
+	}
+	task = &tasks->via.array.ptr[b->task];
+	command = get(task, "command");
+	o = get(task, "shell");
+	if (get_uint(task, "child", &b->child) < 0 || copy_hex(get(task, "digest"), b->child_digest) < 0 ||
+	    command == NULL || o == NULL || o->type != MSGPACK_OBJECT_BOOLEAN) {
+		sb_errorf(err, "task %" PRId64 " of task map '%s' lacks child, digest, command or shell",
+			  b->task, map);
+		goto out;
+	}
+	if (o->via.boolean) {
+		b->argv = calloc(4, sizeof(*b->argv));
+		if (b->argv) {
+			b->argv[0] = strdup("/bin/sh");
+			b->argv[1] = strdup("-c");
+			b->argv[2] = dup_str(command);
+			b->argc = 3;
+		}
+		if (!b->argv || !b->argv[0] || !b->argv[1] || !b->argv[2]) {
+			sb_errorf(err, "task %" PRId64 ": a bad shell command in the map", b->task);
+			goto out;
+		}
+	} else if ((b->argv = dup_list(command, &b->argc)) == NULL || b->argc == 0) {
+		sb_errorf(err, "task %" PRId64 ": a bad command in the map", b->task);
+		goto out;
+	}
+	if (ncmd > 0 && !same_command(b, cmd, ncmd)) {
+		sb_errorf(err, "the command after '--' is not the planned command of child %" PRId64
+			  " (leave it empty in benchmark mode)", b->child);
+		goto out;
+	}
+	if ((b->results = dup_list(get(&u.data, "results"), &b->nresults)) == NULL) {
+		sb_errorf(err, "task map '%s': bad results", map);
+		goto out;
+	}
+	o = get(&u.data, "metrics");
+	if (o && o->type != MSGPACK_OBJECT_NIL && (b->metrics = dup_str(o)) == NULL) {
+		sb_errorf(err, "task map '%s': bad metrics", map);
+		goto out;
+	}
+	if (get_uint(&u.data, "heartbeat", &v) < 0) {
+		sb_errorf(err, "task map '%s': bad heartbeat", map);
+		goto out;
+	}
+	b->heartbeat_s = (double)v;
+	if (get_uint(&u.data, "kill_wait", &v) < 0) {
+		sb_errorf(err, "task map '%s': bad kill_wait", map);
+		goto out;
+	}
+	b->kill_wait_s = (double)v;
+	if (build_env(b, task, err) < 0)
+		goto out;
+	snprintf(b->run_dir, sizeof(b->run_dir), "%s/runs/%" PRId64, dir, b->child);
+	snprintf(b->key_path, sizeof(b->key_path), "%s/keys/hmac.key", dir);
+	if (snprintf(b->log_path, sizeof(b->log_path), "%s/events/%" PRId64 "/%" PRId64 ".a%" PRId64
+		     ".j%s.r%" PRId64 ".log", dir, b->child / 1000, b->child, b->attempt,
+		     job && *job ? job : "none", restart) >= (int)sizeof(b->log_path)) {
+		sb_errorf(err, "SB_BENCH_DIR is too long");
+		goto out;
+	}
+	rc = 0;
+out:
+	msgpack_unpacked_destroy(&u);
+	free(data);
+	if (rc < 0)
+		sb_agent_bench_release(b);
+	return rc;
+}
+
+int sb_agent_bench_prepare_log(const struct sb_agent_bench *b, struct sb_error *err)
+{
+	char shard[PATH_MAX];
+
+	memcpy(shard, b->log_path, sizeof(shard));
+	*strrchr(shard, '/') = '\0';
+	if (mkdir(shard, 0755) < 0 && errno != EEXIST)
+		return sb_errorf(err, "cannot create '%s': %s", shard, strerror(errno));
+	return 0;
+}
+
+void sb_agent_bench_release(struct sb_agent_bench *b)
+{
+	if (b == NULL)
+		return;
+	free_list(b->argv);
+	free_list(b->results);
+	free_list(b->env);
+	free(b->metrics);
+	b->argv = b->results = b->env = NULL;
+	b->metrics = NULL;
+}
