@@ -2,6 +2,7 @@
  * finish records in an event log.  Standalone mode: everything comes from
  * the command line (docs/sbagent.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -135,6 +136,36 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return optind;
 }
 
+/* Standalone mode: the run is described by the command line alone.
+ * (Benchmark mode will fill the same struct from the benchmark record.) */
+static void run_from_options(const struct options *o, char **cmd, size_t n,
+	const char *cwd, struct sb_agent_run *run)
+{
+	memset(run, 0, sizeof(*run));
+	run->argv = cmd;
+	run->argc = n;
+	run->results = o->results;
+	run->nresults = o->nresults;
+	run->metrics = o->metrics;
+	run->heartbeat_s = o->heartbeat_s;
+	run->kill_wait_s = o->kill_wait_s;
+	run->run_dir = cwd;
+}
+
+/* With fd 0, 1 or 2 closed, the log could get that number and a message
+ * meant for stderr would land in it: keep them open on /dev/null. */
+static void guard_stdio(void)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			exit(SB_AGENT_EXIT_SELF);
+	}
+}
+
 static const char *env_or_null(const char *name)
 {
 	const char *v = getenv(name);
@@ -220,6 +251,7 @@ int main(int argc, char **argv)
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	unignore_signals();
+	guard_stdio();
 	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
 		OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
 		OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
@@ -229,15 +261,7 @@ int main(int argc, char **argv)
 	if (cwd == NULL)
 		die("cannot get the working directory: %s", strerror(errno));
 
-	memset(&run, 0, sizeof(run));
-	run.argv = argv + first;
-	run.argc = (size_t)(argc - first);
-	run.results = opt.results;
-	run.nresults = opt.nresults;
-	run.metrics = opt.metrics;
-	run.heartbeat_s = opt.heartbeat_s;
-	run.kill_wait_s = opt.kill_wait_s;
-	run.run_dir = cwd;
+	run_from_options(&opt, argv + first, (size_t)(argc - first), cwd, &run);
 
 	if (sb_key_load(opt.key, &key, &err) != 0) {
 		free(cwd);

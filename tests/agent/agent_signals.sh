@@ -99,4 +99,19 @@ logjson "$T/stubborn"
 check "kill-wait: a kill_after_killwait record" grep -q '"action":"kill_after_killwait"' <<<"$OUT"
 check "kill-wait: finish with signal 9" test "$(record finish <<<"$OUT" | field signal)" = 9
 check "kill-wait: log verifies" test "$LOGRC" -eq 0
+# With no kill-wait budget left, results are recorded with size and mtime only.
+"$AGENT" --key "$K" --log "$T/nohash" --kill-wait 0 --result big.bin -- sh -c '
+	head -c 100000 /dev/zero > big.bin
+	echo > ready3
+	exec sleep 30' &
+pid=$!
+wait_for ready3
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+check "kill-wait 0: dies of TERM or KILL (got $rc)" test "$rc" -eq 143 -o "$rc" -eq 137
+logjson "$T/nohash"
+check "kill-wait 0: result not hashed, with size" \
+	grep -q '{"mtime_ns":[0-9]*,"not_hashed":true,"path":"big.bin","size":100000}' <<<"$OUT"
+check "kill-wait 0: log verifies" test "$LOGRC" -eq 0
 finish_tests
