@@ -14,6 +14,7 @@
 #include "ctl/bench.h"
 #include "ctl/canon.h"
 #include "ctl/fsutil.h"
+#include "ctl/index.h"
 #include "ctl/logview.h"
 #include "proto/util.h"
 #include "sbench/key.h"
@@ -473,4 +474,33 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b->spec_source);
 	free(b->spec_path);
 	free(b);
+}
+
+struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err)
+{
+	struct sb_index_bench ib;
+	struct sb_index *idx;
+	struct sb_bench *b;
+	int found;
+
+	if (strchr(arg, '/') || access(arg, F_OK) == 0)
+		return sb_bench_open(arg, err);
+	idx = sb_index_open(NULL, NULL, err);
+	if (idx == NULL)
+		return NULL;
+	found = sb_index_find_bench(idx, arg, &ib, err);
+	sb_index_close(idx);
+	if (found < 0)
+		return NULL;
+	if (found == 0) {
+		sb_errorf(err, "no benchmark '%s': not a path, and the local index knows no benchmark "
+			  "of that name or digest prefix ('sbctl list' shows them; 'sbctl index "
+			  "--rebuild ROOT' adds those under ROOT)", arg);
+		return NULL;
+	}
+	b = sb_bench_open(ib.dir, err);
+	if (b == NULL)
+		sb_error_prefix(err, "benchmark '%s' (from the local index)", arg);
+	sb_index_bench_release(&ib);
+	return b;
 }

@@ -70,6 +70,11 @@ int sb_bench_plan(struct sb_bench *b, struct sb_error *err);
 
 void sb_bench_destroy(struct sb_bench *b);
 
+/* Opens the benchmark a BENCH argument names: a path (the benchmark
+ * directory or any path below it), else a name or a digest prefix of at
+ * least 4 hex digits known to the local index. */
+struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err);
+
 /* dir/rel into buf; -1 when it does not fit. */
 int sb_bench_path(const struct sb_bench *b, const char *rel, char *buf, size_t size,
 		  struct sb_error *err);

@@ -15,5 +15,7 @@ int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 #endif

@@ -359,3 +359,10 @@ int sb_index_put_hash(struct sb_index *idx, const char *path,
 	sqlite3_bind_blob(st, 6, sha256, 32, SQLITE_STATIC);
 	return exec_done(idx, st, err);
 }
+
+int sb_index_clear_benches(struct sb_index *idx, struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx, "DELETE FROM bench", err);
+
+	return st ? exec_done(idx, st, err) : -1;
+}

@@ -78,4 +78,7 @@ int sb_index_put_hash(struct sb_index *idx, const char *path,
 		      const struct sb_index_file_stamp *st, const uint8_t sha256[32],
 		      struct sb_error *err);
 
+/* Forgets every benchmark (heads and cached hashes stay). */
+int sb_index_clear_benches(struct sb_index *idx, struct sb_error *err);
+
 #endif

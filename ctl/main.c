@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	{ "log", cmd_log, "list and verify event logs" },
 	{ "plan", cmd_plan, "expand a benchmark spec into its children" },
 	{ "submit", cmd_submit, "submit a benchmark's children as job arrays" },
+	{ "list", cmd_list, "list the benchmarks the local index knows" },
+	{ "index", cmd_index, "rebuild the local index from benchmark directories" },
 };
 
 static void usage(FILE *out)

@@ -107,6 +107,19 @@ expect "continued submit exits 0" "$?" 0
 d=$(jqf l.json .benchmark.digest)
 for c in 0 1 2; do expect "limited: chunk $c submitted exactly once" "$(jobs_named "sb-${d:0:12}-a0-c$c")" 1; done
 
+# -- the local index ---------------------------------------------------------
+names() { "$SBCTL" list --json | jq -r '[.benchmarks[].name]|sort|join(" ")'; }
+expect "list knows every submitted benchmark" "$(names)" "after before limited sweep"
+expect_match "list table" "$("$SBCTL" list)" "sweep +${digest:0:12} "
+rm -f "$SB_INDEX"
+expect "a lost index knows nothing" "$(names)" ""
+"$SBCTL" index --rebuild "$SB_ROOT" > /dev/null 2> i.err
+expect "index --rebuild exits 0" "$?" 0
+expect_match "index --rebuild counts" "$(cat i.err)" "4 benchmarks indexed"
+expect "the rebuilt index knows them again" "$(names)" "after before limited sweep"
+"$SBCTL" index --rebuild "$T_ROOT/nowhere" 2> /dev/null
+expect "index --rebuild of a missing directory exits 2" "$?" 2
+
 # -- input errors ----------------------------------------------------------
 "$SBCTL" submit "$T_ROOT/work/nope.yaml" 2> e.err
 expect "missing spec exits 2" "$?" 2
