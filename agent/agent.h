@@ -20,6 +20,7 @@
 #define SB_AGENT_MAX_ARGS 65536
 #define SB_AGENT_MAX_SECONDS 1e7    /* upper bound of --heartbeat, --kill-wait */
 #define SB_AGENT_DEFAULT_HEARTBEAT 60.0
+#define SB_AGENT_MIN_HEARTBEAT 0.1     /* a shorter interval floods the log */
 #define SB_AGENT_DEFAULT_KILL_WAIT 10.0
 
 /* What to run and what to collect.  Filled from the command line in

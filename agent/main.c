@@ -90,7 +90,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'k': o->key = optarg; break;
 		case 'l': o->log = optarg; break;
-		case 'b': o->heartbeat_s = parse_seconds("--heartbeat", optarg); break;
+		case 'b':
+			o->heartbeat_s = parse_seconds("--heartbeat", optarg);
+			if (o->heartbeat_s > 0 && o->heartbeat_s < SB_AGENT_MIN_HEARTBEAT)
+				die("bad --heartbeat '%s': 0 (none) or at least %g seconds",
+					optarg, SB_AGENT_MIN_HEARTBEAT);
+			break;
 		case 'w': o->kill_wait_s = parse_seconds("--kill-wait", optarg); break;
 		case 'm': o->metrics = optarg; break;
 		case 'r':

@@ -374,8 +374,9 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 		now = sb_agent_now();
 		if (l.next_hb > 0 && now >= l.next_hb) {
 			heartbeat(&l, now);
-			while (l.next_hb <= now)
-				l.next_hb += run->heartbeat_s;
+			l.next_hb += run->heartbeat_s;
+			if (l.next_hb <= now) /* fell behind: no burst to catch up */
+				l.next_hb = now + run->heartbeat_s;
 		}
 		if (l.term_sig && !l.killed && now >= l.kill_at) {
 			record_signal(&l, l.term_sig, "kill_after_killwait");

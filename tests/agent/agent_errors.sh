@@ -62,6 +62,7 @@ refused "log in a missing directory" "" --key "$K" --log "$T/no/such/dir/log"
 refused "no --key" "$T/l7" --log "$T/l7"
 refused "no --log" "" --key "$K"
 refused "bad --heartbeat" "$T/l8" --key "$K" --log "$T/l8" --heartbeat abc
+refused "too short --heartbeat" "$T/l12" --key "$K" --log "$T/l12" --heartbeat 0.01
 refused "negative --kill-wait" "$T/l9" --key "$K" --log "$T/l9" --kill-wait -1
 refused "unknown option" "$T/l10" --key "$K" --log "$T/l10" --frobnicate
 rc=0
