@@ -143,6 +143,7 @@ void fake_exitcode_of_status(int status, char *buf, size_t n);
  * spawned supervisors wait for the commit before reading the store. */
 int fake_schedule(struct fake_state *st);
 int fake_supervise_main(int argc, char **argv);
+int fake_tick_main(int argc, char **argv);
 /* Asks a running task to end: records the request and wakes its supervisor. */
 int fake_request_kill(struct fake_state *st, struct fake_task *t,
 		      const char *final_state, int sig);

@@ -15,6 +15,7 @@ static const struct {
 	{"scontrol", fake_scontrol_main},
 	{"sbfake", fake_sbfake_main},
 	{"sbfake-supervise", fake_supervise_main},
+	{"sbfake-tick", fake_tick_main},
 	{NULL, NULL},
 };
 

@@ -459,7 +459,12 @@ int fake_sacct_main(int argc, char **argv)
 		for (i = 0; i < ncols; i++) {
 			if (i && parsable == 2)
 				fputs(delim, stdout);
-			print_cell(cols[i].name, &cols[i], parsable);
+			if (parsable)
+				fputs(cols[i].name, stdout);
+			else if (cols[i].left)  /* headers are cut, not marked with '+' */
+				printf("%-*.*s", cols[i].width, cols[i].width, cols[i].name);
+			else
+				printf("%*.*s", cols[i].width, cols[i].width, cols[i].name);
 			if (!parsable)
 				putchar(' ');
 			else if (parsable == 1)

@@ -254,6 +254,10 @@ int fake_sbfake_main(int argc, char **argv)
 	} else if (!strcmp(cmd, "dbdown") || !strcmp(cmd, "dbup")) {
 		rc = fake_meta_set(&st, "dbd_down", !strcmp(cmd, "dbdown") ? "1" : NULL) ? 1 : 0;
 	} else if (!strcmp(cmd, "shutdown")) {
+		char *tp = fake_meta_get(&st, "timer_pid");
+		if (tp && atol(tp) > 0)
+			kill((pid_t)atol(tp), SIGKILL);
+		free(tp);
 		for (size_t k = 0; k < st.ntasks; k++)
 			do_shutdown(&st, &st.tasks[k], NULL);
 		fake_close(&st);

@@ -58,10 +58,11 @@ static void close_from(int lowfd)
 		close(fd);
 }
 
-/* Starts `sbfake-supervise ARRAY TASK RESTARTS` detached; returns its pid. */
-static long spawn_supervisor(const struct fake_task *t)
+/* Starts this executable as NAME ARG... detached (own session, stdio on
+ * /dev/null, wake-up signals blocked until it is ready); returns its pid. */
+static long spawn_detached(const char *name, const char *a, const char *b, const char *c)
 {
-	char exe[PATH_MAX], a[32], b[32], c[32];
+	char exe[PATH_MAX];
 	ssize_t n;
 	int pfd[2];
 	pid_t mid, pid = -1;
@@ -71,9 +72,6 @@ static long spawn_supervisor(const struct fake_task *t)
 	if (n <= 0)
 		return -1;
 	exe[n] = '\0';
-	snprintf(a, sizeof(a), "%ld", t->array_id);
-	snprintf(b, sizeof(b), "%ld", t->task_id);
-	snprintf(c, sizeof(c), "%d", t->restarts);
 	if (pipe(pfd) != 0)
 		return -1;
 	mid = fork();
@@ -95,13 +93,11 @@ static long spawn_supervisor(const struct fake_task *t)
 				dup2(fd, 2);
 			}
 			close_from(3);
-			/* the supervisor must never die of a wake-up signal that
-			 * arrives before it is ready: block them across exec */
 			sigemptyset(&set);
 			sigaddset(&set, SIGUSR1);
 			sigaddset(&set, SIGCHLD);
 			sigprocmask(SIG_SETMASK, &set, NULL);
-			execl(exe, "sbfake-supervise", a, b, c, (char *)NULL);
+			execl(exe, name, a, b, c, (char *)NULL);
 			_exit(127);
 		}
 		if (fake_write_all(pfd[1], &g, sizeof(g)) != 0)
@@ -115,6 +111,63 @@ static long spawn_supervisor(const struct fake_task *t)
 	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
 		;
 	return pid;
+}
+
+static long spawn_supervisor(const struct fake_task *t)
+{
+	char a[32], b[32], c[32];
+
+	snprintf(a, sizeof(a), "%ld", t->array_id);
+	snprintf(b, sizeof(b), "%ld", t->task_id);
+	snprintf(c, sizeof(c), "%d", t->restarts);
+	return spawn_detached("sbfake-supervise", a, b, c);
+}
+
+/* Begin times (--begin, the delay after a requeue) need someone to run a
+ * scheduling pass when they come: one detached timer process at a time. */
+static int arm_timer(struct fake_state *st, double when)
+{
+	char *at = fake_meta_get(st, "timer_at"), *pid = fake_meta_get(st, "timer_pid");
+	double cur = at ? atof(at) : 0;
+	long p = pid ? atol(pid) : 0;
+	char buf[64];
+	int rc = 0;
+
+	free(at);
+	free(pid);
+	if (p > 0 && p != (long)getpid() && pid_alive(p) && cur <= when + 0.001)
+		return 0;
+	snprintf(buf, sizeof(buf), "%.3f", when);
+	p = spawn_detached("sbfake-tick", buf, NULL, NULL);
+	if (p > 0) {
+		char pb[32];
+		snprintf(pb, sizeof(pb), "%ld", p);
+		rc = fake_meta_set(st, "timer_at", buf) | fake_meta_set(st, "timer_pid", pb);
+	}
+	return rc;
+}
+
+int fake_tick_main(int argc, char **argv)
+{
+	struct fake_state st;
+	double when, now;
+
+	fake_set_prog("sbfake-tick");
+	if (argc != 2)
+		return 2;
+	when = atof(argv[1]);
+	now = fake_now();
+	if (when > now) {
+		struct timespec ts;
+		ts.tv_sec = (time_t)(when - now);
+		ts.tv_nsec = (long)((when - now - (double)ts.tv_sec) * 1e9);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
+	if (fake_open(&st) == 0 && fake_load(&st) == 0 && fake_schedule(&st) == 0)
+		fake_commit(&st);
+	fake_close(&st);
+	return 0;
 }
 
 static int set_str(char **dst, const char *v)
@@ -294,7 +347,19 @@ int fake_schedule(struct fake_state *st)
 			return -1;
 	}
 
-	/* 3. the last pending element of an array takes over the array's own id */
+	/* 3. wake up for the next begin time */
+	{
+		double next = 0;
+		for (i = 0; i < st->ntasks; i++) {
+			struct fake_task *t = &st->tasks[i];
+			if (!strcmp(t->state, "PENDING") && t->begin > now && (next == 0 || t->begin < next))
+				next = t->begin;
+		}
+		if (next > 0 && arm_timer(st, next) != 0)
+			return -1;
+	}
+
+	/* 4. the last pending element of an array takes over the array's own id */
 	for (i = 0; i < st->ntasks; i++) {
 		struct fake_task *t = &st->tasks[i];
 		if (t->job->is_array && t->raw_id == 0 && !strcmp(t->state, "PENDING") &&

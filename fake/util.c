@@ -474,7 +474,8 @@ void fake_expand_pattern(const char *pat, const struct fake_job *j,
 		case 'j': num = t->raw_id; break;
 		case 'J': num = t->raw_id; break;
 		case 'n': case 't': num = 0; break;
-		case 's': num = 4294967291L; break;
+		case 'b': num = t->task_id >= 0 ? t->task_id % 10 : 4294967294L % 10; break;
+		case 's': snprintf(val, sizeof(val), "batch"); numeric = 0; break;
 		case 'x': snprintf(val, sizeof(val), "%s", j->name); numeric = 0; break;
 		case 'u': snprintf(val, sizeof(val), "%s", j->user); numeric = 0; break;
 		case 'N': snprintf(val, sizeof(val), "%s", fake_nodename()); numeric = 0; break;

@@ -59,6 +59,11 @@ wait_for() {
 	done
 }
 
+# acct_is JOBS FIELDS EXPECTED: for wait_for (re-evaluated on every poll)
+acct_is() { [ "$(acct "$1" "$2")" == "$3" ]; }
+# squeue_is EXPECTED SQUEUE-ARGS...: squeue's output equals EXPECTED
+squeue_is() { local want=$1; shift; [ "$(squeue "$@")" == "$want" ]; }
+
 # true when no job of the fake is pending, running or completing
 all_done() { [ -z "$(squeue -h -o %i)" ]; }
 

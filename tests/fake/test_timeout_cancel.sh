@@ -47,14 +47,18 @@ $id""_6|FAILED|0:0"
 cat > slow.sh <<'SCRIPT'
 #!/bin/bash
 trap 'echo "TERM in $SLURM_ARRAY_TASK_ID"; exit 0' TERM
+echo up
 sleep 30 & wait
 SCRIPT
 id=$(sbatch --parsable -a 0-5%2 -o slow-%a.out slow.sh)
-wait_for 5 test "$(squeue -h -r -t R -o %i | wc -l)" = 2
+# wait until both scripts have set their trap (a TERM before that kills them)
+two_up() { [ "$(cat slow-0.out slow-1.out 2>/dev/null | grep -c up)" = 2 ]; }
+wait_for 5 two_up
 scancel ${id}_0
 scancel ${id}_3
-wait_for 5 test -s slow-0.out
-expect "trap saw TERM" "$(cat slow-0.out)" "TERM in 0"
+wait_for 5 grep -q TERM slow-0.out
+expect "trap saw TERM" "$(cat slow-0.out)" "up
+TERM in 0"
 expect "cancelled running task" "$(acct ${id}_0 State,ExitCode)" "CANCELLED by $T_UID|0:0"
 expect "pending task cancelled: no row" "$(acct ${id}_3 State)" ""
 expect "squeue no longer lists it" "$(squeue -h -r -j $id -o %i | grep -c _3)" "0"
@@ -73,11 +77,12 @@ expect "scancel of an unknown job" "$out rc=$rc" "scancel: error: Kill job error
 cat > usr.sh <<'SCRIPT'
 #!/bin/bash
 trap 'echo USR1; exit 0' USR1
+echo up
 sleep 30 & wait
 SCRIPT
 id=$(sbatch --parsable -o usr.out usr.sh)
-wait_for 5 test "$(squeue -h -j $id -o %t)" = R
+wait_for 5 grep -q up usr.out
 scancel -s USR1 $id
 wait_for 5 all_done
-expect "scancel --signal" "$(cat usr.out) $(acct $id State)" "USR1 COMPLETED"
+expect "scancel --signal" "$(cat usr.out | tr '\n' ' ')$(acct $id State)" "up USR1 COMPLETED"
 t_done
