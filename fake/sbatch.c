@@ -438,13 +438,17 @@ static int wait_for(long id)
 
 int fake_sbatch_main(int argc, char **argv)
 {
-	struct sopts o;
+	/* static: a one-shot command; what it holds when it exits early stays
+	 * reachable (no leak reports) and is released by the exit itself */
+	static struct sopts o;
+	static char *script;
+	static long *ids;
 	struct fake_state st;
 	struct fake_job j;
-	char *script = NULL, cwd[PATH_MAX], workdir[PATH_MAX], path[PATH_MAX + 3200];
+	char cwd[PATH_MAX], workdir[PATH_MAX], path[PATH_MAX + 3200];
 	char argvbuf[FAKE_TEXT_MAX], spec[FAKE_TEXT_MAX], *base;
 	const char *script_path = NULL;
-	long *ids = NULL, limit = -1, sigtime = 60;
+	long limit = -1, sigtime = 60;
 	size_t nids = 0, slen = 0, i;
 	int first_arg, throttle = 0, sig = 0, sigb = 0, rc;
 	double begin = 0;
