@@ -39,14 +39,14 @@ check "orphan: sbagent exits with the command's status 0 (got $rc)" test "$rc" -
 "$AGENT" --key "$K" --log "$T/hb" --heartbeat 1 -- sleep 2.5
 logjson "$T/hb"
 n=$(count_type heartbeat <<<"$OUT")
-check "heartbeat 1: two heartbeats in 2.5 s (got $n)" test "$n" -eq 2
+check "heartbeat 1: two heartbeats in 2.5 s (got $n)" test "$n" -ge 2 -a "$n" -le 3
 hb=$(record heartbeat <<<"$OUT" | head -n 1)
 for k in elapsed_s max_rss_kb user_s sys_s; do
 	check "heartbeat has $k" grep -q "\"$k\":[0-9]" <<<"$hb"
 done
 e=$(field elapsed_s <<<"$hb")
 check "heartbeat elapsed_s about 1 ($e)" awk -v e="$e" 'BEGIN { exit !(e >= 0.99 && e < 1.5) }'
-check "heartbeat: finish counts 4 records" test "$(record finish <<<"$OUT" | field records)" = 4
+check "heartbeat: finish counts every record" test "$(record finish <<<"$OUT" | field records)" = $((n + 2))
 check "heartbeat: start says 1.0" grep -q '"heartbeat_s":1' <<<"$OUT"
 
 "$AGENT" --key "$K" --log "$T/nohb" --heartbeat 0 -- sleep 0.3
