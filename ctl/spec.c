@@ -1257,9 +1257,18 @@ static int find_key(const char *key, const char *const *keys, size_t n)
 	return -1;
 }
 
-/* Fills slots[i] with the value node of keys[i], rejecting unknown keys. */
+static bool is_null_node(const struct node *n)
+{
+	return n->kind == N_SCALAR && n->plain &&
+	       (!strcmp(n->text, "") || !strcmp(n->text, "~") || !strcmp(n->text, "null") ||
+		!strcmp(n->text, "Null") || !strcmp(n->text, "NULL"));
+}
+
+/* Fills slots[i] with the value node of keys[i], rejecting unknown keys.
+ * A key whose value is null counts as absent, except required ones. */
 static int sort_keys(struct ld *ld, const struct node *m, const char *section,
-		     const char *const *keys, size_t nkeys, const struct node **slots)
+		     const char *const *keys, size_t nkeys, unsigned required,
+		     const struct node **slots)
 {
 	size_t i;
 	char buf[160];
@@ -1273,7 +1282,8 @@ static int sort_keys(struct ld *ld, const struct node *m, const char *section,
 					    suggest(k->text, keys, nkeys, buf));
 			return nerr(ld, k, "unknown key '%s'%s", k->text, suggest(k->text, keys, nkeys, buf));
 		}
-		slots[idx] = m->kids[i + 1];
+		if (!is_null_node(m->kids[i + 1]) || (required & (1u << idx)))
+			slots[idx] = m->kids[i + 1];
 	}
 	return 0;
 }
@@ -1292,7 +1302,7 @@ static int load_slurm(struct ld *ld, const struct node *n)
 	char what[64];
 	size_t i;
 
-	if (expect(ld, n, N_MAP, "'slurm'") < 0 || sort_keys(ld, n, "slurm", slurm_keys, 10, slot) < 0)
+	if (expect(ld, n, N_MAP, "'slurm'") < 0 || sort_keys(ld, n, "slurm", slurm_keys, 10, 0, slot) < 0)
 		return -1;
 	for (i = 0; i < 6; i++) {
 		if (slot[i] == NULL)
@@ -1325,7 +1335,7 @@ static int load_analysis(struct ld *ld, const struct node *n)
 	struct sb_spec *s = ld->s;
 	const struct node *slot[2] = { 0 };
 
-	if (expect(ld, n, N_MAP, "'analysis'") < 0 || sort_keys(ld, n, "analysis", keys, 2, slot) < 0)
+	if (expect(ld, n, N_MAP, "'analysis'") < 0 || sort_keys(ld, n, "analysis", keys, 2, 0, slot) < 0)
 		return -1;
 	if (slot[0] != NULL && load_strings(ld, slot[0], "analysis 'group_by'", 2, &s->group_by,
 					    &s->ngroup_by) < 0)
@@ -1363,7 +1373,7 @@ static int load_top(struct ld *ld, const struct node *root)
 	}
 	s->line = root->line;
 	s->col = root->col;
-	if (sort_keys(ld, root, NULL, top_keys, K_COUNT, slot) < 0)
+	if (sort_keys(ld, root, NULL, top_keys, K_COUNT, 1u << K_NAME | 1u << K_COMMAND, slot) < 0)
 		return -1;
 	if (slot[K_NAME] == NULL)
 		return nerr(ld, root, "missing required key 'name'");
@@ -1474,7 +1484,12 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 		sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		sb_errorf(err, "cannot read '%s': %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		sb_errorf(err, "cannot read '%s': %s", path,
 			  S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
 		close(fd);

@@ -176,6 +176,8 @@ static const struct error_case error_cases[] = {
 	{ "command: [x]\n", "t.yaml:1:1: missing required key 'name'" },
 	{ "name: t\n", "t.yaml:1:1: missing required key 'command'" },
 	{ "name: t\ncommand: [x]\nenv: {[a]: b}\n", "t.yaml:3:7: mapping key is a list (keys must be scalars)" },
+	{ "name:\ncommand: [x]\n", "t.yaml:1:6: 'name' must be a string, not null" },
+	{ "name: t\ncommand: ~\n", "t.yaml:2:10: 'command' must be a list (argv) or a string (shell), not null" },
 	/* limits */
 	{ HEAD "parameters: {lr: [1]}\nrepeats: 1000001\n",
 	  "t.yaml:4:10: 'repeats' is 1000001, out of range (1..1000000)" },
