@@ -250,12 +250,12 @@ static void one_file(struct sb_log_verifier *v, const char *path,
 			print_summary_json(stdout, path, n, nv, tail,
 				sb_log_result_detail(r), has_head ? &head : NULL, 0);
 	} else if (tail == SB_LOG_TAIL_OK) {
-		printf("summary: %zu records, %zu verified, tail ok (%s)%s%s\n", n, nv,
-			sb_log_tail_describe(tail), has_head ? "; head " : "",
+		printf("summary: %s: %zu records, %zu verified, tail ok (%s)%s%s\n", path,
+			n, nv, sb_log_tail_describe(tail), has_head ? "; head " : "",
 			has_head ? sb_log_head_format(&head, hbuf) : "");
 	} else {
-		printf("summary: %zu records, %zu verified, tail %s: %s\n", n, nv,
-			sb_log_tail_name(tail), sb_log_result_detail(r));
+		printf("summary: %s: %zu records, %zu verified, tail %s: %s\n", path,
+			n, nv, sb_log_tail_name(tail), sb_log_result_detail(r));
 	}
 	if (tail != SB_LOG_TAIL_OK)
 		fprintf(stderr, "sbctl log: %s: %s (%s)\n", path, sb_log_result_detail(r),

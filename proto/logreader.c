@@ -409,15 +409,18 @@ struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 		sb_errorf(err, "cannot open log '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SB_LOG_FILE_MAX) {
+	if (fstat(fd, &st) < 0) {
 		saved = errno;
+		close(fd);
+		sb_errorf(err, "cannot stat log '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > SB_LOG_FILE_MAX) {
 		close(fd);
 		if (!S_ISREG(st.st_mode))
 			sb_errorf(err, "log '%s' is not a regular file", path);
-		else if (st.st_size > SB_LOG_FILE_MAX)
-			sb_errorf(err, "log '%s' is larger than the limit of %u bytes", path, SB_LOG_FILE_MAX);
 		else
-			sb_errorf(err, "cannot stat log '%s': %s", path, strerror(saved));
+			sb_errorf(err, "log '%s' is larger than the limit of %u bytes", path, SB_LOG_FILE_MAX);
 		return NULL;
 	}
 	data = malloc(st.st_size ? (size_t)st.st_size : 1);

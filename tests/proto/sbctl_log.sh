@@ -28,7 +28,7 @@ cp "$golden/log-4.sbe" a.log
 
 # --- a good log
 run 0 "$sbctl" log a.log --key key
-has out "summary: 4 records, 4 verified, tail ok"
+has out "summary: a.log: 4 records, 4 verified, tail ok"
 run 0 "$sbctl" log a.log --key key --json
 [ "$(wc -l <out)" = 5 ] || fail "expected 4 records and a summary"
 last_has '{"format":1,"summary":{"files":1,"records":4,"verified":4,"tail":"ok"'
@@ -62,7 +62,7 @@ last_has '"records":3,"verified":3,"tail":"torn_tail"'
 has err "record 3 at byte $third"
 has err "not tampering"
 run 3 "$sbctl" log torn.log --key key
-has out "tail torn_tail: record 3 at byte $third"
+has out "summary: torn.log: 3 records, 3 verified, tail torn_tail: record 3 at byte $third"
 
 # --- rollback against a head seen before
 run 3 "$sbctl" log cut.log --key key --head "$head"
