@@ -69,4 +69,12 @@ check "slurm: host is the short host name" test "$(field host <<<"$start")" = "\
 logjson "$T/noslurm"
 start=$(record start <<<"$OUT")
 check "no slurm: job_id and restart null" grep -q '"job_id":null.*"restart":null' <<<"$start"
+# No descriptor of sbagent's (log, signalfd, exec pipe) leaks into the command.
+direct=$(sh -c 'ls /proc/$$/fd | sort -n | tr "\n" " "')
+wrapped=$("$AGENT" --key "$K" --log "$T/fds" -- sh -c 'ls /proc/$$/fd | sort -n | tr "\n" " "')
+check "open descriptors as without sbagent ($wrapped)" test "$direct" = "$wrapped"
+
+# SB_RUN_DIR always; SB_METRICS_FILE only with --metrics.
+"$AGENT" --key "$K" --log "$T/env" -- sh -c 'echo "${SB_RUN_DIR-unset} ${SB_METRICS_FILE-unset}" > env.txt'
+check "environment: SB_RUN_DIR set, SB_METRICS_FILE unset" test "$(cat env.txt)" = "$T unset"
 finish_tests
