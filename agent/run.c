@@ -166,34 +166,66 @@ static int reap(struct loop *l)
 	}
 }
 
-/* SIGKILLs the command's process group and every direct child (orphans
- * reparented to us, whatever their group).  Called again after each reap,
- * since killing a process reparents its own children to us. */
-static void kill_tree(struct loop *l)
+/* Our direct children (the command, and orphans reparented to us), at most
+ * max of them; 0 when /proc does not say. */
+static size_t list_children(pid_t *out, size_t max)
 {
 	char path[64], buf[8192], *p, *end;
+	size_t k = 0;
 	ssize_t n;
 	int fd;
 
-	/* while any child is unreaped the group id cannot have been reused */
-	kill(-l->child, SIGKILL);
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return;
+		return 0;
 	buf[n] = '\0';
-	for (p = buf; *p; p = end) {
+	for (p = buf; *p && k < max; p = end) {
 		long pid = strtol(p, &end, 10);
 
 		if (end == p)
 			break;
 		if (pid > 0)
-			kill((pid_t)pid, SIGKILL);
+			out[k++] = (pid_t)pid;
 	}
+	return k;
+}
+
+/* Whether the command's process group may still have members.  Once the
+ * command is reaped its group id could in principle be reused by an
+ * unrelated group, so it is signalled only while one of our children is
+ * still in it. */
+static int group_alive(const struct loop *l)
+{
+	pid_t kids[1024];
+	size_t i, n;
+
+	if (!l->child_done)
+		return 1;
+	n = list_children(kids, sizeof(kids) / sizeof(kids[0]));
+	for (i = 0; i < n; i++)
+		if (getpgid(kids[i]) == l->child)
+			return 1;
+	return 0;
+}
+
+/* SIGKILLs the command's process group and every direct child (orphans
+ * reparented to us, whatever their group).  Called again after each reap,
+ * since killing a process reparents its own children to us. */
+static void kill_tree(struct loop *l)
+{
+	pid_t kids[1024];
+	size_t i, n;
+
+	if (group_alive(l))
+		kill(-l->child, SIGKILL);
+	n = list_children(kids, sizeof(kids) / sizeof(kids[0]));
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
 }
 
 static int is_termination(int sig)
@@ -212,7 +244,7 @@ static void handle_signal(struct loop *l, int sig)
 		return;
 	case SIGTERM: case SIGINT: case SIGHUP: case SIGQUIT:
 	case SIGUSR1: case SIGUSR2:
-		fwd = kill(-l->child, sig) == 0;
+		fwd = group_alive(l) && kill(-l->child, sig) == 0;
 		record_signal(l, sig, fwd ? "forwarded" : "not_forwarded");
 		if (is_termination(sig) && l->term_sig == 0) {
 			double kw = l->run->kill_wait_s;
@@ -225,7 +257,8 @@ static void handle_signal(struct loop *l, int sig)
 		return;
 	default:
 		/* everything else (WINCH, CONT, TSTP, ALRM, ...) passes quietly */
-		kill(-l->child, sig);
+		if (group_alive(l))
+			kill(-l->child, sig);
 		return;
 	}
 }
