@@ -33,6 +33,7 @@ static void usage(FILE *out)
  * These write exactly the bytes sb_json_str / sb_json_uint would write
  * (tests/spec/test_plan.c compares them), using the writer's own
  * separator state; anything that needs escaping goes through json.c.
+ * They write with the stdio _unlocked calls: the caller holds the lock.
  * TODO: move into proto/json.c (a span-wise write_string) and drop these. */
 static void json_sep(struct sb_json *j)
 {
@@ -41,7 +42,7 @@ static void json_sep(struct sb_json *j)
 		return;
 	}
 	if (j->need_comma[j->depth])
-		fputc(',', j->out);
+		fputc_unlocked(',', j->out);
 	j->need_comma[j->depth] = true;
 }
 
@@ -65,9 +66,25 @@ void sb_plan_json_str(struct sb_json *j, const char *s, size_t n)
 		return;
 	}
 	json_sep(j);
-	fputc('"', j->out);
-	fwrite(s, 1, n, j->out);
-	fputc('"', j->out);
+	fputc_unlocked('"', j->out);
+	fwrite_unlocked(s, 1, n, j->out);
+	fputc_unlocked('"', j->out);
+}
+
+void sb_plan_json_key(struct sb_json *j, const char *key);
+void sb_plan_json_key(struct sb_json *j, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (!json_plain(key, n)) {
+		sb_json_key(j, key);
+		return;
+	}
+	json_sep(j);
+	fputc_unlocked('"', j->out);
+	fwrite_unlocked(key, 1, n, j->out);
+	fputs_unlocked("\":", j->out);
+	j->after_key = true;
 }
 
 void sb_plan_json_uint(struct sb_json *j, uint64_t v);
@@ -81,7 +98,7 @@ void sb_plan_json_uint(struct sb_json *j, uint64_t v)
 		v /= 10;
 	} while (v != 0);
 	json_sep(j);
-	fwrite(t + n, 1, sizeof(t) - n, j->out);
+	fwrite_unlocked(t + n, 1, sizeof(t) - n, j->out);
 }
 
 static void json_value(struct sb_json *j, const struct sb_value *v, const char *text)
@@ -96,7 +113,7 @@ static void json_value(struct sb_json *j, const struct sb_value *v, const char *
 	case SB_VALUE_FLOAT:
 		if (j->after_key) {
 			j->after_key = false;
-			fputs(text, j->out);
+			fputs_unlocked(text, j->out);
 		} else {
 			sb_json_double(j, v->u.f);
 		}
@@ -115,39 +132,39 @@ static int print_json(const struct sb_plan *plan, struct sb_child *ch, FILE *out
 
 	sb_json_init(&j, out);
 	sb_json_obj_begin(&j);
-	sb_json_key(&j, "format");
+	sb_plan_json_key(&j, "format");
 	sb_json_int(&j, 1);
-	sb_json_key(&j, "benchmark");
+	sb_plan_json_key(&j, "benchmark");
 	sb_json_obj_begin(&j);
-	sb_json_key(&j, "name");
+	sb_plan_json_key(&j, "name");
 	sb_json_str(&j, sb_spec_name(spec));
-	sb_json_key(&j, "tag");
+	sb_plan_json_key(&j, "tag");
 	sb_json_str(&j, sb_spec_tag(spec));
-	sb_json_key(&j, "digest");
+	sb_plan_json_key(&j, "digest");
 	sb_json_str(&j, sb_plan_benchmark_digest_hex(plan));
-	sb_json_key(&j, "children");
+	sb_plan_json_key(&j, "children");
 	sb_json_uint(&j, n);
 	sb_json_obj_end(&j);
-	sb_json_key(&j, "children");
+	sb_plan_json_key(&j, "children");
 	sb_json_arr_begin(&j);
 	for (i = 0; i < n; i++) {
 		if (sb_plan_child(plan, i, ch, err) < 0)
 			return -1;
 		sb_json_obj_begin(&j);
-		sb_json_key(&j, "index");
+		sb_plan_json_key(&j, "index");
 		sb_plan_json_uint(&j, i);
-		sb_json_key(&j, "digest");
+		sb_plan_json_key(&j, "digest");
 		sb_plan_json_str(&j, sb_child_digest_hex(ch), SB_DIGEST_HEX_LEN);
-		sb_json_key(&j, "params");
+		sb_plan_json_key(&j, "params");
 		sb_json_obj_begin(&j);
 		for (k = 0; k < np; k++) {
-			sb_json_key(&j, sb_spec_param_name(spec, k));
+			sb_plan_json_key(&j, sb_spec_param_name(spec, k));
 			json_value(&j, sb_child_param(ch, k), sb_child_param_text(ch, k));
 		}
 		sb_json_obj_end(&j);
-		sb_json_key(&j, "repeat");
+		sb_plan_json_key(&j, "repeat");
 		sb_plan_json_uint(&j, (uint64_t)sb_child_repeat(ch));
-		sb_json_key(&j, "command");
+		sb_plan_json_key(&j, "command");
 		if (sb_child_is_shell(ch)) {
 			sb_plan_json_str(&j, sb_child_shell(ch), strlen(sb_child_shell(ch)));
 		} else {
@@ -160,10 +177,16 @@ static int print_json(const struct sb_plan *plan, struct sb_child *ch, FILE *out
 	}
 	sb_json_arr_end(&j);
 	sb_json_obj_end(&j);
-	fputc('\n', out);
+	fputc_unlocked('\n', out);
 	if (sb_json_error(&j))
 		return sb_errorf(err, "cannot write the output");
 	return 0;
+}
+
+static bool table_plain_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != 0 && strchr("._-/:+@%,", c) != NULL);
 }
 
 /* A string value in the table: bare when it is plain, else quoted. */
@@ -171,25 +194,45 @@ static void table_str(FILE *out, const char *s, size_t n)
 {
 	size_t i;
 
-	if (n > 0 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-/:+@%,") == n) {
-		fwrite(s, 1, n, out);
+	for (i = 0; i < n && table_plain_char((unsigned char)s[i]); i++)
+		;
+	if (n > 0 && i == n) {
+		fwrite_unlocked(s, 1, n, out);
 		return;
 	}
-	fputc('"', out);
+	fputc_unlocked('"', out);
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
-			fputs("\\n", out);
+			fputs_unlocked("\\n", out);
 		else if (c == '\t')
-			fputs("\\t", out);
+			fputs_unlocked("\\t", out);
 		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\x%02x", c);
 		else
-			fputc(c, out);
+			fputc_unlocked(c, out);
 	}
-	fputc('"', out);
+	fputc_unlocked('"', out);
+}
+
+/* v in decimal, left-justified in width columns, then a space. */
+static void table_num(FILE *out, uint64_t v, int width)
+{
+	char t[48];
+	size_t n = 24, len;
+
+	do {
+		t[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	len = 24 - n;
+	memmove(t, t + n, len);
+	while ((int)len < width)
+		t[len++] = ' ';
+	t[len++] = ' ';
+	fwrite_unlocked(t, 1, len, out);
 }
 
 static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *out,
@@ -197,26 +240,33 @@ static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *ou
 {
 	const struct sb_spec *spec = sb_plan_spec(plan);
 	size_t n = sb_plan_count(plan), i, k, np = sb_spec_param_count(spec);
+
 	fprintf(out, "benchmark  %s", sb_spec_name(spec));
 	if (sb_spec_tag(spec))
 		fprintf(out, " (tag %s)", sb_spec_tag(spec));
 	fprintf(out, "\ndigest     %s\nchildren   %zu\n\n", sb_plan_benchmark_digest_hex(plan), n);
 	fprintf(out, "%-8s %-12s %-6s %s\n", "INDEX", "DIGEST", "REPEAT", "PARAMS");
 	for (i = 0; i < n; i++) {
-		if (sb_plan_child(plan, i, ch, err) < 0)
+		if (sb_plan_child_params(plan, i, ch, err) < 0)
 			return -1;
-		fprintf(out, "%-8zu %.12s %-6" PRId64 " ", i, sb_child_digest_hex(ch), sb_child_repeat(ch));
+		table_num(out, i, 8);
+		fwrite_unlocked(sb_child_digest_hex(ch), 1, 12, out);
+		fputc_unlocked(' ', out);
+		table_num(out, (uint64_t)sb_child_repeat(ch), 6);
 		for (k = 0; k < np; k++) {
 			const struct sb_value *v = sb_child_param(ch, k);
-			fprintf(out, "%s%s=", k ? " " : "", sb_spec_param_name(spec, k));
+			if (k > 0)
+				fputc_unlocked(' ', out);
+			fputs_unlocked(sb_spec_param_name(spec, k), out);
+			fputc_unlocked('=', out);
 			if (v->type == SB_VALUE_STR)
 				table_str(out, v->u.str.s, v->u.str.len);
 			else
-				fputs(sb_child_param_text(ch, k), out);
+				fputs_unlocked(sb_child_param_text(ch, k), out);
 		}
 		if (np == 0)
-			fputs("-", out);
-		fputc('\n', out);
+			fputc_unlocked('-', out);
+		fputc_unlocked('\n', out);
 	}
 	if (ferror(out))
 		return sb_errorf(err, "cannot write the output");
@@ -273,12 +323,16 @@ int cmd_plan(int argc, char **argv)
 		fprintf(stderr, "%s\n", sb_plan_warning(plan, (size_t)i));
 	ch = sb_child_create();
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	/* planning may have started threads, which makes every stdio call
+	 * lock: hold the lock once, and write with the _unlocked calls */
+	flockfile(stdout);
 	if (ch == NULL)
 		rc = sb_errorf(&err, "out of memory");
 	else if (json)
 		rc = print_json(plan, ch, stdout, &err);
 	else
 		rc = print_table(plan, ch, stdout, &err);
+	funlockfile(stdout);
 	if (fflush(stdout) != 0 && rc == 0)
 		rc = sb_errorf(&err, "cannot write the output");
 	sb_child_destroy(ch);

@@ -44,6 +44,7 @@ struct sb_child {
 	char numbuf[2][24];
 	char qnumbuf[2][28];
 	bool shell;
+	bool resolved;          /* command and env resolved (sb_plan_child) */
 	size_t argc;
 	char **argv;            /* argc + 1, NULL-terminated */
 	size_t argv_cap;
@@ -193,6 +194,7 @@ static void bind_child(const struct sb_plan *plan, size_t index, struct sb_child
 	size_t i;
 
 	c->index = index;
+	c->resolved = false;
 	c->repeat = (int64_t)(index % (size_t)s->repeats);
 	c->nparams = s->nparams;
 	c->shell = s->shell;
@@ -270,6 +272,7 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 	}
 	c->argv[c->argc] = NULL;
 	c->env[s->nenv] = NULL;
+	c->resolved = true;
 	return 0;
 }
 
@@ -791,6 +794,17 @@ int sb_plan_child(const struct sb_plan *plan, size_t index, struct sb_child *chi
 	return 0;
 }
 
+int sb_plan_child_params(const struct sb_plan *plan, size_t index, struct sb_child *child,
+			 struct sb_error *err)
+{
+	if (index >= plan->count)
+		return sb_errorf(err, "child %zu does not exist (the plan has %zu)", index, plan->count);
+	bind_child(plan, index, child);
+	memcpy(child->digest, plan->digests + index * SB_DIGEST_LEN, SB_DIGEST_LEN);
+	sb_hex_encode(child->digest, SB_DIGEST_LEN, child->hex);
+	return 0;
+}
+
 size_t sb_child_index(const struct sb_child *c) { return c->index; }
 int64_t sb_child_repeat(const struct sb_child *c) { return c->repeat; }
 const uint8_t *sb_child_digest(const struct sb_child *c) { return c->digest; }
@@ -799,10 +813,19 @@ size_t sb_child_param_count(const struct sb_child *c) { return c->nparams; }
 const struct sb_value *sb_child_param(const struct sb_child *c, size_t i) { return c->params[i]; }
 const char *sb_child_param_text(const struct sb_child *c, size_t i) { return c->text[i].s; }
 bool sb_child_is_shell(const struct sb_child *c) { return c->shell; }
-size_t sb_child_argc(const struct sb_child *c) { return c->argc; }
-char *const *sb_child_argv(const struct sb_child *c) { return c->shell ? NULL : c->argv; }
-const char *sb_child_shell(const struct sb_child *c) { return c->shell ? c->shell_cmd : NULL; }
-const char *sb_child_env_value(const struct sb_child *c, size_t i) { return c->env[i]; }
+size_t sb_child_argc(const struct sb_child *c) { return c->resolved ? c->argc : 0; }
+char *const *sb_child_argv(const struct sb_child *c)
+{
+	return c->resolved && !c->shell ? c->argv : NULL;
+}
+const char *sb_child_shell(const struct sb_child *c)
+{
+	return c->resolved && c->shell ? c->shell_cmd : NULL;
+}
+const char *sb_child_env_value(const struct sb_child *c, size_t i)
+{
+	return c->resolved ? c->env[i] : NULL;
+}
 
 uint8_t *sb_plan_child_canonical(const struct sb_plan *plan, size_t index, size_t *len,
 				 struct sb_error *err)

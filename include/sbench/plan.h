@@ -59,6 +59,12 @@ void sb_child_destroy(struct sb_child *child);   /* accepts NULL */
 int sb_plan_child(const struct sb_plan *plan, size_t index,
 		  struct sb_child *child, struct sb_error *err);
 
+/* Like sb_plan_child, but fills only the index, digest, repeat and
+ * parameters (no command or env: their accessors return NULL / 0 until the
+ * next sb_plan_child).  Cheaper, for listings. */
+int sb_plan_child_params(const struct sb_plan *plan, size_t index,
+			 struct sb_child *child, struct sb_error *err);
+
 size_t sb_child_index(const struct sb_child *child);
 int64_t sb_child_repeat(const struct sb_child *child);
 const uint8_t *sb_child_digest(const struct sb_child *child);

@@ -195,6 +195,14 @@ static void test_substitution(void **state)
 	assert_null(argv[9]);
 	assert_string_equal(sb_child_env_value(f.child, 0), "a b-0.001");
 	assert_string_equal(sb_child_env_value(f.child, 1), "8");
+	/* the cheaper listing call: parameters and digest, no command */
+	assert_int_equal(sb_plan_child_params(f.plan, 0, f.child, &err), 0);
+	assert_int_equal(sb_child_repeat(f.child), 0);
+	assert_string_equal(sb_child_param_text(f.child, 0), "0.001");
+	assert_memory_equal(sb_child_digest(f.child), sb_plan_child_digest(f.plan, 0), 32);
+	assert_null(sb_child_argv(f.child));
+	assert_null(sb_child_env_value(f.child, 0));
+	assert_int_equal(sb_plan_child_params(f.plan, 2, f.child, &err), -1);
 	done(&f);
 }
 
