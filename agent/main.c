@@ -282,13 +282,13 @@ int main(int argc, char **argv)
 	sb_agent_host_facts(&host);
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_start(&sb, &run, &key, &host);
+	sb_key_cleanse(&key); /* the writer holds its own keyed MAC */
 	rc = write_record(w, "start", &sb, rc, &err);
 	msgpack_sbuffer_destroy(&sb);
 	if (rc != 0) {
 		struct sb_error cerr;
 
 		sb_log_writer_close(w, &cerr);
-		sb_key_cleanse(&key);
 		free(cwd);
 		die("cannot write the start record to '%s', the command did not run: %s",
 			opt.log, err.msg);
@@ -334,7 +334,6 @@ int main(int argc, char **argv)
 	if (sb_log_writer_close(w, &err) != 0)
 		fprintf(stderr, "sbagent: cannot close '%s': %s\n", opt.log, err.msg);
 	sb_agent_metrics_release(&metrics);
-	sb_key_cleanse(&key);
 	free(cwd);
 	sb_agent_exit_like(&outcome);
 }
