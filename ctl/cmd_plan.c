@@ -1,9 +1,11 @@
 /* sbctl plan SPEC [--json]: print a spec's children, without side effects
  * (docs/sbctl-plan.md). */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/commands.h"
 #include "proto/json.h"
@@ -123,13 +125,101 @@ static void json_value(struct sb_json *j, const struct sb_value *v, const char *
 	}
 }
 
-static int print_json(const struct sb_plan *plan, struct sb_child *ch, FILE *out,
+/* One child as a JSON object, a document of its own on out. */
+static int json_child(const struct sb_plan *plan, struct sb_child *ch, size_t i, FILE *out,
 		      struct sb_error *err)
 {
 	const struct sb_spec *spec = sb_plan_spec(plan);
-	size_t n = sb_plan_count(plan), i, k, np = sb_spec_param_count(spec);
+	size_t k, np = sb_spec_param_count(spec);
 	struct sb_json j;
 
+	if (sb_plan_child(plan, i, ch, err) < 0)
+		return -1;
+	sb_json_init(&j, out);
+	sb_json_obj_begin(&j);
+	sb_plan_json_key(&j, "index");
+	sb_plan_json_uint(&j, i);
+	sb_plan_json_key(&j, "digest");
+	sb_plan_json_str(&j, sb_child_digest_hex(ch), SB_DIGEST_HEX_LEN);
+	sb_plan_json_key(&j, "params");
+	sb_json_obj_begin(&j);
+	for (k = 0; k < np; k++) {
+		sb_plan_json_key(&j, sb_spec_param_name(spec, k));
+		json_value(&j, sb_child_param(ch, k), sb_child_param_text(ch, k));
+	}
+	sb_json_obj_end(&j);
+	sb_plan_json_key(&j, "repeat");
+	sb_plan_json_uint(&j, (uint64_t)sb_child_repeat(ch));
+	sb_plan_json_key(&j, "command");
+	if (sb_child_is_shell(ch)) {
+		sb_plan_json_str(&j, sb_child_shell(ch), strlen(sb_child_shell(ch)));
+	} else {
+		sb_json_arr_begin(&j);
+		for (k = 0; k < sb_child_argc(ch); k++)
+			sb_plan_json_str(&j, sb_child_argv(ch)[k], strlen(sb_child_argv(ch)[k]));
+		sb_json_arr_end(&j);
+	}
+	sb_json_obj_end(&j);
+	if (sb_json_error(&j))
+		return sb_errorf(err, "out of memory");
+	return 0;
+}
+
+/* A run of children formatted into memory, ',' before each but the very
+ * first child: the children array is formatted by several threads, chunk
+ * by chunk, and written in order, so the bytes are those of one writer. */
+struct json_chunk {
+	const struct sb_plan *plan;
+	size_t from, to;
+	char *buf;
+	size_t len;
+	int rc;
+	struct sb_error err;
+};
+
+#define JSON_CHUNK 8192
+#define JSON_THREADS 8
+
+static void *json_chunk_run(void *arg)
+{
+	struct json_chunk *c = arg;
+	struct sb_child *ch = sb_child_create();
+	FILE *f = open_memstream(&c->buf, &c->len);
+	size_t i;
+
+	c->rc = -1;
+	if (ch == NULL || f == NULL) {
+		sb_errorf(&c->err, "out of memory");
+	} else {
+		flockfile(f);
+		for (i = c->from; i < c->to; i++) {
+			if (i > 0)
+				fputc_unlocked(',', f);
+			if (json_child(c->plan, ch, i, f, &c->err) < 0)
+				break;
+		}
+		funlockfile(f);
+		if (i == c->to)
+			c->rc = 0;
+	}
+	if (f != NULL && fclose(f) != 0 && c->rc == 0)
+		c->rc = sb_errorf(&c->err, "out of memory");
+	sb_child_destroy(ch);
+	return NULL;
+}
+
+static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *err)
+{
+	const struct sb_spec *spec = sb_plan_spec(plan);
+	size_t n = sb_plan_count(plan), from, k, nthreads = 1;
+	struct json_chunk chunks[JSON_THREADS];
+	pthread_t tids[JSON_THREADS];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct sb_json j;
+	int rc = 0;
+
+	if (ncpu > 1)
+		nthreads = (size_t)ncpu < JSON_THREADS ? (size_t)ncpu : JSON_THREADS;
 	sb_json_init(&j, out);
 	sb_json_obj_begin(&j);
 	sb_plan_json_key(&j, "format");
@@ -147,34 +237,36 @@ static int print_json(const struct sb_plan *plan, struct sb_child *ch, FILE *out
 	sb_json_obj_end(&j);
 	sb_plan_json_key(&j, "children");
 	sb_json_arr_begin(&j);
-	for (i = 0; i < n; i++) {
-		if (sb_plan_child(plan, i, ch, err) < 0)
-			return -1;
-		sb_json_obj_begin(&j);
-		sb_plan_json_key(&j, "index");
-		sb_plan_json_uint(&j, i);
-		sb_plan_json_key(&j, "digest");
-		sb_plan_json_str(&j, sb_child_digest_hex(ch), SB_DIGEST_HEX_LEN);
-		sb_plan_json_key(&j, "params");
-		sb_json_obj_begin(&j);
-		for (k = 0; k < np; k++) {
-			sb_plan_json_key(&j, sb_spec_param_name(spec, k));
-			json_value(&j, sb_child_param(ch, k), sb_child_param_text(ch, k));
+	/* rounds of up to nthreads chunks: format in parallel, write in order */
+	for (from = 0; from < n && rc == 0;) {
+		size_t count = 0;
+		bool started[JSON_THREADS] = { false };
+		for (k = 0; k < nthreads && from < n; k++, count++) {
+			chunks[k] = (struct json_chunk){ .plan = plan, .from = from,
+							 .to = n - from < JSON_CHUNK ? n : from + JSON_CHUNK };
+			from = chunks[k].to;
+			if (k > 0 && pthread_create(&tids[k], NULL, json_chunk_run, &chunks[k]) == 0)
+				started[k] = true;
 		}
-		sb_json_obj_end(&j);
-		sb_plan_json_key(&j, "repeat");
-		sb_plan_json_uint(&j, (uint64_t)sb_child_repeat(ch));
-		sb_plan_json_key(&j, "command");
-		if (sb_child_is_shell(ch)) {
-			sb_plan_json_str(&j, sb_child_shell(ch), strlen(sb_child_shell(ch)));
-		} else {
-			sb_json_arr_begin(&j);
-			for (k = 0; k < sb_child_argc(ch); k++)
-				sb_plan_json_str(&j, sb_child_argv(ch)[k], strlen(sb_child_argv(ch)[k]));
-			sb_json_arr_end(&j);
+		json_chunk_run(&chunks[0]);
+		for (k = 1; k < count; k++) {
+			if (started[k])
+				pthread_join(tids[k], NULL);
+			else
+				json_chunk_run(&chunks[k]);
 		}
-		sb_json_obj_end(&j);
+		for (k = 0; k < count; k++) {
+			if (rc == 0 && chunks[k].rc < 0) {
+				memcpy(err->msg, chunks[k].err.msg, sizeof(err->msg));
+				rc = -1;
+			}
+			if (rc == 0)
+				fwrite_unlocked(chunks[k].buf, 1, chunks[k].len, out);
+			free(chunks[k].buf);
+		}
 	}
+	if (rc < 0)
+		return -1;
 	sb_json_arr_end(&j);
 	sb_json_obj_end(&j);
 	fputc_unlocked('\n', out);
@@ -329,7 +421,7 @@ int cmd_plan(int argc, char **argv)
 	if (ch == NULL)
 		rc = sb_errorf(&err, "out of memory");
 	else if (json)
-		rc = print_json(plan, ch, stdout, &err);
+		rc = print_json(plan, stdout, &err);
 	else
 		rc = print_table(plan, ch, stdout, &err);
 	funlockfile(stdout);
