@@ -50,6 +50,13 @@ for spec in "$data"/golden/*.yaml; do
 	cmp -s out "$g.txt" || { fail "$(basename "$spec") table differs from golden"; diff out "$g.txt" | head -5 >&2; }
 done
 
+# --- a plan formatted in several chunks and threads: same bytes as ever
+run 0 "$sbctl" plan "$data/golden-large.yaml" --json
+[ "$(sha256sum <out | cut -c1-64)" = b1ad50b61487eed2949f42103e55d0e31d68318f80c520062eea1ce9b79a0c09 ] || fail "golden-large --json changed"
+has out '"digest":"a9bbfd6d0c8d270b2bef66feb57a729a3ce444746845288b3da1e57b17113bf7","children":20000}'
+grep -o '"index":[0-9]*' out | cut -d: -f2 | cmp -s - <(seq 0 19999) || fail "golden-large: indices out of order"
+grep -q ',,' out && fail "golden-large: empty element"
+
 # --- output depends on the content only: not the path, name or directory
 mkdir -p elsewhere/deeper
 cp "$data/golden/lr-sweep.yaml" elsewhere/deeper/renamed.yml
