@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ctl/bench.h"
 #include "ctl/commands.h"
 #include "ctl/logview.h"
 #include "proto/json.h"
@@ -173,7 +174,7 @@ static int tail_rank(enum sb_log_tail t)
 
 static void print_summary_json(FILE *out, const char *path, size_t records,
 	size_t verified, enum sb_log_tail tail, const char *detail,
-	const struct sb_log_head *head, size_t files)
+	const struct sb_log_head *head, bool with_head, size_t files)
 {
 	struct sb_json j;
 	char hbuf[SB_LOG_HEAD_TEXT_MAX];
@@ -201,7 +202,7 @@ static void print_summary_json(FILE *out, const char *path, size_t records,
 		sb_json_key(&j, "detail");
 		sb_json_str(&j, detail);
 	}
-	if (path != NULL || files == 1) {
+	if (with_head) {
 		sb_json_key(&j, "head");
 		sb_json_str(&j, head ? sb_log_head_format(head, hbuf) : NULL);
 	}
@@ -248,7 +249,7 @@ static void one_file(struct sb_log_verifier *v, const char *path,
 	if (json) {
 		if (many)
 			print_summary_json(stdout, path, n, nv, tail,
-				sb_log_result_detail(r), has_head ? &head : NULL, 0);
+				sb_log_result_detail(r), has_head ? &head : NULL, true, 0);
 	} else if (tail == SB_LOG_TAIL_OK) {
 		printf("summary: %s: %zu records, %zu verified, tail ok (%s)%s%s\n", path,
 			n, nv, sb_log_tail_describe(tail), has_head ? "; head " : "",
@@ -267,7 +268,7 @@ static void one_file(struct sb_log_verifier *v, const char *path,
 		t->tail = tail; /* the first of the worst rank, in path order */
 	if (!many && json)
 		print_summary_json(stdout, NULL, n, nv, tail, sb_log_result_detail(r),
-			has_head ? &head : NULL, 1);
+			has_head ? &head : NULL, true, 1);
 	sb_log_result_destroy(r);
 }
 
@@ -278,6 +279,8 @@ int cmd_log(int argc, char **argv)
 	struct sb_log_verifier *v = NULL;
 	struct sb_log_head head;
 	struct sb_log_expect expect = { 0 };
+	struct sb_run_ident want = { .child = -1, .attempt = -1, .restart = -1, .pid = -1 };
+	char bench_digest[65];
 	struct totals t = { 0 };
 	struct paths files = { 0 };
 	struct sb_key key;
@@ -333,6 +336,20 @@ int cmd_log(int argc, char **argv)
 		expect.head = &head;
 	}
 	benchdir = find_benchdir(path);
+	if (benchdir != NULL && exists(benchdir, SB_BENCH_RECORD)) {
+		/* every log of a benchmark must name it: a file spliced in from
+		 * another benchmark is then foreign */
+		struct sb_bench *b = sb_bench_open(benchdir, &err);
+		if (b == NULL) {
+			fprintf(stderr, "sbctl log: warning: %s; logs are checked without "
+				"the benchmark's digest\n", err.msg);
+		} else {
+			snprintf(bench_digest, sizeof(bench_digest), "%s", b->digest);
+			want.bench = bench_digest;
+			expect.id = &want;
+			sb_bench_destroy(b);
+		}
+	}
 	if (keyfile == NULL) {
 		if (benchdir == NULL) {
 			fprintf(stderr, "sbctl log: no key: '%s' is not in a benchmark directory "
@@ -387,7 +404,7 @@ int cmd_log(int argc, char **argv)
 			one_file(v, files.v[k], &expect, json, true, &t);
 		if (json)
 			print_summary_json(stdout, NULL, t.records, t.verified, t.tail,
-				NULL, NULL, t.files);
+				NULL, NULL, false, t.files);
 		else
 			printf("total: %zu files, %zu records, %zu verified, tail %s\n",
 				t.files, t.records, t.verified, sb_log_tail_name(t.tail));

@@ -1,7 +1,8 @@
 /* sbtamper: crafts, truncates, flips and splices event-log records for the
  * shell tests (tests/proto/sbctl_*.sh) and the benchmark.  Not installed.
  *
- *   sbtamper write KEYFILE OUT N [CHILD [ATTEMPT]]   a log of N records
+ *   sbtamper write KEYFILE OUT N [CHILD [ATTEMPT [BENCH]]]
+ *                                                    a log of N records
  *   sbtamper golden-key OUT                          the fixed test key, mode 0600
  *   sbtamper gendir DIR FILES RECORDS                a benchmark-like directory
  *                                                    (crafted in memory: no fsync)
@@ -108,9 +109,7 @@ static int gendir(const char *dir, long files, int records)
 	snprintf(path, sizeof(path), "%s/keys/hmac.key", dir);
 	if (sb_key_generate_file(path, &err) < 0 || sb_key_load(path, &key, &err) < 0)
 		die(err.msg);
-	snprintf(path, sizeof(path), "%s/benchmark.msgpack", dir);
-	if (sbt_write(path, (const uint8_t *)"\x80", 1) < 0)
-		die("cannot write benchmark.msgpack");
+	/* no benchmark.msgpack: keys/ alone marks a benchmark directory */
 	snprintf(path, sizeof(path), "%s/events", dir);
 	mkdir(path, 0700);
 	for (i = 0; i < files; i++) {
@@ -142,6 +141,8 @@ static int tamper(int argc, char **argv)
 	if (!strcmp(cmd, "write") && argc >= 5) {
 		struct sb_run_ident id = sbt_ident(argc > 5 ? atol(argv[5]) : 4,
 			argc > 6 ? atol(argv[6]) : 0);
+		if (argc > 7)
+			id.bench = argv[7];
 		if (sb_key_load(argv[2], &key, &err) < 0 ||
 		    sbt_write_log(argv[3], &key, &id, atoi(argv[4]), 1700000000000000000, &err) < 0)
 			die(err.msg);
