@@ -139,6 +139,10 @@ struct sb_agent_metrics {
 int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 	struct sb_error *err);
 
+/* The same for a document in text[0..len); path names it in messages. */
+int sb_agent_metrics_parse(const char *text, size_t len, const char *path,
+	struct sb_agent_metrics *m, struct sb_error *err);
+
 void sb_agent_metrics_release(struct sb_agent_metrics *m);
 
 /* ---- records.c: canonical msgpack payloads --------------------------- */

@@ -281,12 +281,10 @@ void sb_agent_metrics_release(struct sb_agent_metrics *m)
 int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 	struct sb_error *err)
 {
-	struct mctx c = { .m = m, .path = path, .err = err };
-	yaml_event_t ev;
 	struct stat st;
 	char *text = NULL;
-	size_t len = 0, i, out;
-	int fd, rc = -1;
+	size_t len = 0;
+	int fd, rc;
 
 	memset(m, 0, sizeof(*m));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -327,10 +325,25 @@ int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 		return sb_errorf(err, "metrics file '%s' grew while being read", path);
 	}
 
-	if (!yaml_parser_initialize(&c.parser)) {
-		free(text);
+	rc = sb_agent_metrics_parse(text, len, path, m, err);
+	free(text);
+	return rc;
+}
+
+int sb_agent_metrics_parse(const char *text, size_t len, const char *path,
+	struct sb_agent_metrics *m, struct sb_error *err)
+{
+	struct mctx c = { .m = m, .path = path, .err = err };
+	yaml_event_t ev;
+	size_t i, out;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (len > SB_METRICS_MAX_FILE)
+		return sb_errorf(err, "metrics file '%s' is larger than %u bytes", path,
+			SB_METRICS_MAX_FILE);
+	if (!yaml_parser_initialize(&c.parser))
 		return sb_errorf(err, "metrics file '%s': out of memory", path);
-	}
 	yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
 	/* stream start, document start, then the top-level mapping */
 	if (next_event(&c, &ev) != 0)
@@ -357,7 +370,6 @@ int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 	rc = 0;
 out:
 	yaml_parser_delete(&c.parser);
-	free(text);
 	if (rc != 0) {
 		sb_agent_metrics_release(m);
 		return -1;
