@@ -148,6 +148,11 @@ int fake_scancel_main(int argc, char **argv)
 		fake_close(&st);
 		return 1;
 	}
+	if (fake_replaying(&st)) {
+		fake_close(&st);
+		fprintf(stderr, "scancel: error: the fake Slurm is replaying a recording (sbfake reset ends it)\n");
+		return 1;
+	}
 	{
 		char *down = fake_meta_get(&st, "ctld_down");
 		if (down) {
@@ -356,7 +361,7 @@ int fake_scontrol_main(int argc, char **argv)
 		if (!strncasecmp(what, "job", 3)) {
 			char *marks;
 			size_t k, n = 0;
-			if (fake_open(&st) != 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
+			if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
 			    fake_commit(&st) != 0) {
 				fake_close(&st);
 				return 1;

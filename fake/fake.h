@@ -72,6 +72,8 @@ struct fake_state {
 
 /* ---- util.c ---- */
 double fake_now(void);
+/* Replay: makes fake_now() return t (the recording's clock). */
+void fake_set_now(double t);
 const char *fake_prog(void);
 void fake_set_prog(const char *p);
 /* Reads an environment variable as a double, def when unset or bad. */
@@ -137,6 +139,13 @@ int fake_task_is_active(const struct fake_task *t);  /* running or completing */
 size_t fake_match_id(struct fake_state *st, const char *spec, char *marks);
 /* The ExitCode text N:S of a finished task's wait status. */
 void fake_exitcode_of_status(int status, char *buf, size_t n);
+
+/* ---- replay.c ---- */
+/* In replay mode loads the snapshot at the replay clock and sets the clock;
+ * returns 1 when replaying, 0 when not, -1 on error. */
+int fake_replay_sync(struct fake_state *st);
+/* 1 when the store is in replay mode (no scheduling, no submissions). */
+int fake_replaying(struct fake_state *st);
 
 /* ---- sched.c ---- */
 /* Checks supervisors, starts eligible tasks.  Call inside the transaction;

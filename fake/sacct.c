@@ -303,7 +303,7 @@ int fake_sacct_main(int argc, char **argv)
 	(void)allocs;  /* the fake has no job steps: every row is an allocation */
 	if (parse_format(fmt, cols, &ncols) != 0)
 		return 1;
-	if (fake_open(&st) != 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
+	if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
 	    fake_commit(&st) != 0) {
 		fake_close(&st);
 		return 1;

@@ -568,6 +568,10 @@ int fake_sbatch_main(int argc, char **argv)
 		fake_close(&st);
 		submit_fail("Unable to contact slurm controller (connect failure)");
 	}
+	if (fake_replaying(&st)) {
+		fake_close(&st);
+		submit_fail("the fake Slurm is replaying a recording (sbfake reset ends it)");
+	}
 	{
 		char *down = fake_meta_get(&st, "ctld_down");
 		if (down) {

@@ -50,9 +50,10 @@ static int usage(void)
 		"  down|up                      slurmctld unreachable / back (sbatch, squeue, scancel fail)\n"
 		"  dbdown|dbup                  slurmdbd unreachable / back (sacct fails)\n"
 		"  shutdown                     kill every job and supervisor (end of a test)\n"
+		"  reset                        shutdown, then forget all jobs, faults and any replay\n"
 		"  dump                         print the store (debugging)\n"
 		"  record BENCHDIR OUTDIR [--interval S] [--duration S] [--jobs IDS]\n"
-		"  replay RECDIR TARGETDIR [--speed X] [--at SECONDS]\n");
+		"  replay RECDIR TARGETDIR [--speed X] [--at SECONDS] [--detach]\n");
 	return 2;
 }
 
@@ -262,6 +263,19 @@ int fake_sbfake_main(int argc, char **argv)
 			do_shutdown(&st, &st.tasks[k], NULL);
 		fake_close(&st);
 		return 0;
+	} else if (!strcmp(cmd, "reset")) {
+		/* kill everything and forget every job, every fault and the replay */
+		char *tp = fake_meta_get(&st, "timer_pid");
+		if (tp && atol(tp) > 0)
+			kill((pid_t)atol(tp), SIGKILL);
+		free(tp);
+		for (size_t k = 0; k < st.ntasks; k++)
+			do_shutdown(&st, &st.tasks[k], NULL);
+		if (fake_exec(&st, "DELETE FROM jobs; DELETE FROM tasks; DELETE FROM acct;"
+			      " DELETE FROM meta WHERE k <> 'next_id';") != 0 || fake_commit(&st) != 0)
+			rc = 1;
+		fake_close(&st);
+		return rc;
 	} else if (!strcmp(cmd, "dump")) {
 		dump(&st);
 		fake_close(&st);

@@ -261,6 +261,9 @@ int fake_schedule(struct fake_state *st)
 	int used = 0, cpus = fake_cpus(), blocked = 0;
 	double now = fake_now();
 
+	if (fake_replaying(st))
+		return 0;  /* the recording decides everything */
+
 	/* 1. supervisors that vanished: the node failed under them */
 	for (i = 0; i < st->ntasks; i++) {
 		struct fake_task *t = &st->tasks[i];

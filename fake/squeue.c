@@ -405,7 +405,7 @@ int fake_squeue_main(int argc, char **argv)
 			snprintf(want[nwant++], sizeof(want[0]), "%s", full);
 		}
 	}
-	if (fake_open(&st) != 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
+	if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
 	    fake_commit(&st) != 0) {
 		fake_close(&st);
 		return 1;

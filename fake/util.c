@@ -19,9 +19,16 @@ static const char *prog_name = "sbfake";
 const char *fake_prog(void) { return prog_name; }
 void fake_set_prog(const char *p) { prog_name = p; }
 
+static double now_override;
+
+void fake_set_now(double t) { now_override = t; }
+
 double fake_now(void)
 {
 	struct timespec ts;
+
+	if (now_override > 0)
+		return now_override;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
