@@ -69,4 +69,21 @@ rc=0
 "$AGENT" --key "$K" --log "$T/l11" 2>err || rc=$?
 check "no command: exit 125 (got $rc)" test "$rc" -eq 125
 check "no command: no log" test ! -e "$T/l11"
+# The finish record cannot be written (here: the file size limit, so the
+# start record fits and the finish, with a large metrics map, does not):
+# said on stderr, and sbagent still exits with the command's status.
+{
+	printf '{'
+	for i in $(seq 200); do printf '"metric_%03d": %d, ' "$i" "$i"; done
+	printf '"last": 0}\n'
+} > big-metrics.json
+rc=0
+(ulimit -f 1; exec "$AGENT" --key "$K" --log "$T/nofinish" --metrics big-metrics.json -- sh -c 'exit 3') 2>err || rc=$?
+check "finish not written: exit status still the command's (got $rc)" test "$rc" -eq 3
+check "finish not written: said on stderr" grep -q "^sbagent: cannot write the finish record to '$T/nofinish'" err
+logjson "$T/nofinish"
+check "finish not written: the start record verifies, no finish" \
+	test "$(count_type start <<<"$OUT")" -eq 1 -a "$(count_type finish <<<"$OUT")" -eq 0
+tl=$(tail_of <<<"$OUT")
+check "finish not written: tail ok or torn_tail (got $tl)" test "$tl" = ok -o "$tl" = torn_tail
 finish_tests
