@@ -1,5 +1,5 @@
 /* Host facts for the start record.  Cheap on purpose: one uname, one
- * affinity call, and only the first block of /proc/cpuinfo. */
+ * affinity call, CPUID (or only the first block of /proc/cpuinfo). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -64,13 +64,52 @@ static void cpu_model(char *out, size_t size)
 	}
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* The brand string, as the kernel shows it as "model name", without a
+ * trip through /proc (about 0.1 ms of the start-up budget). */
+static int cpu_brand(char *out, size_t size)
+{
+	unsigned int r[12], max = __get_cpuid_max(0x80000000, NULL);
+	char brand[sizeof(r) + 1], *b = brand;
+	size_t len;
+	int i;
+
+	if (max < 0x80000004)
+		return -1;
+	for (i = 0; i < 3; i++)
+		__cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
+	memcpy(brand, r, sizeof(r));
+	brand[sizeof(r)] = '\0';
+	while (*b == ' ')
+		b++;
+	len = strlen(b);
+	while (len > 0 && b[len - 1] == ' ')
+		len--;
+	if (len == 0 || len >= size)
+		return -1;
+	memcpy(out, b, len);
+	out[len] = '\0';
+	return 0;
+}
+#else
+static int cpu_brand(char *out, size_t size)
+{
+	(void)out;
+	(void)size;
+	return -1;
+}
+#endif
+
 void sb_agent_host_facts(struct sb_agent_host *h)
 {
 	struct utsname u;
 	cpu_set_t set;
 	long n;
 
-	cpu_model(h->cpu_model, sizeof(h->cpu_model));
+	if (cpu_brand(h->cpu_model, sizeof(h->cpu_model)) != 0)
+		cpu_model(h->cpu_model, sizeof(h->cpu_model));
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	h->cores = n > 0 ? n : -1;
 	CPU_ZERO(&set);
