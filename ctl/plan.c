@@ -228,7 +228,7 @@ static int too_long(const struct sb_spec *s, const struct sb_tmpl *t, bool cmd, 
 {
 	return sb_spec_errorf(s, err, t->line, t->col,
 			      "%s of child %zu is longer than %d bytes once resolved",
-			      cmd ? "command" : "env value", index, SB_SPEC_MAX_RESOLVED);
+			      cmd ? "command" : "env", index, SB_SPEC_MAX_RESOLVED);
 }
 
 /* Binds and resolves child index into c's strings. */
@@ -236,7 +236,7 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 			 struct sb_error *err)
 {
 	const struct sb_spec *s = plan->spec;
-	size_t k, total = 0, ncmd = s->shell ? 1 : s->argc;
+	size_t k, total = 0, part[2] = { 0, 0 }, ncmd = s->shell ? 1 : s->argc;
 	char *d;
 
 	bind_child(plan, index, c);
@@ -249,7 +249,9 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 		const struct sb_tmpl *t = !cmd ? &s->env[k - ncmd].value :
 					  s->shell ? &s->shell_cmd : &s->argv[k];
 		size_t n = tmpl_len(c, t, cmd && s->shell);
-		if (n > SB_SPEC_MAX_RESOLVED || (cmd && total + n >= SB_SPEC_MAX_RESOLVED))
+		/* the command, and the env, each at most SB_SPEC_MAX_RESOLVED
+		 * bytes with a NUL after each string (as canon_tmpl counts) */
+		if (n > SB_SPEC_MAX_RESOLVED || (part[cmd] += n + 1) > SB_SPEC_MAX_RESOLVED)
 			return too_long(s, t, cmd, index, err);
 		total += n + 1;
 	}
@@ -333,7 +335,7 @@ static int canon_tmpl(struct sb_canon *c, const struct sb_child *ch, const struc
 {
 	size_t n = tmpl_len(ch, t, quote), at;
 
-	if (n > SB_SPEC_MAX_RESOLVED || (total != NULL && (*total += n + 1) > SB_SPEC_MAX_RESOLVED))
+	if (n > SB_SPEC_MAX_RESOLVED || (*total += n + 1) > SB_SPEC_MAX_RESOLVED)
 		return -1;
 	sb_canon_str_header(c, n);
 	at = c->len;
@@ -348,12 +350,12 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 			const struct sb_canon *metrics, const struct sb_canon *tail,
 			struct sb_error *err)
 {
-	size_t i, total = 0;
+	size_t i, total = 0, env_total = 0;
 
 	sb_canon_map(c, 7);
 	sb_canon_cstr(c, "command");
 	if (s->shell) {
-		if (canon_tmpl(c, ch, &s->shell_cmd, true, NULL) < 0)
+		if (canon_tmpl(c, ch, &s->shell_cmd, true, &total) < 0)
 			return too_long(s, &s->shell_cmd, true, ch->index, err);
 	} else {
 		sb_canon_array(c, s->argc);
@@ -365,7 +367,7 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 	sb_canon_map(c, s->nenv);
 	for (i = 0; i < s->nenv; i++) {
 		sb_canon_cstr(c, s->env[i].name);
-		if (canon_tmpl(c, ch, &s->env[i].value, false, NULL) < 0)
+		if (canon_tmpl(c, ch, &s->env[i].value, false, &env_total) < 0)
 			return too_long(s, &s->env[i].value, false, ch->index, err);
 	}
 	sb_canon_raw(c, metrics->buf, metrics->len);

@@ -28,7 +28,7 @@
 #define SB_SPEC_MAX_LIST 4096                   /* argv, env, results, extra, analysis lists */
 #define SB_SPEC_MAX_REPEATS 1000000             /* repeats */
 #define SB_SPEC_MAX_CHILDREN 10000000           /* children, and grid points before exclude */
-#define SB_SPEC_MAX_RESOLVED (1024 * 1024)      /* bytes of one resolved command or env value */
+#define SB_SPEC_MAX_RESOLVED (1024 * 1024)      /* bytes of a resolved command; of all env values */
 
 enum sb_value_type {
 	SB_VALUE_INT = 1,

@@ -303,6 +303,16 @@ static void test_limits(void **state)
 	assert_string_equal(error_of(text),
 			    "t.yaml:3:10: command of child 0 is longer than 1048576 bytes once resolved");
 	free(text);
+
+	/* all env values together: 100 values of 16374 bytes; the 65th crosses */
+	text = gen("name: t\nparameters: {v: [\"%s\"]}\ncommand: [x]\nenv:\n", big);
+	for (i = 0; i < 100; i++) {
+		p = gen("%s  E%02zu: \"{v}\"\n", text, i);
+		free(text);
+		text = p;
+	}
+	assert_string_equal(error_of(text), "t.yaml:69:8: env of child 0 is longer than 1048576 bytes once resolved");
+	free(text);
 	free(big);
 }
 
