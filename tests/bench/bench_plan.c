@@ -9,6 +9,9 @@
 #include <unistd.h>
 #include <time.h>
 
+#include <msgpack.h>
+
+#include "ctl/canon.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 
@@ -111,6 +114,72 @@ static int run(long children)
 	return 0;
 }
 
+/* The canonical writer of ctl/canon.c against msgpack-c's packer over an
+ * sbuffer, for the map of a typical child (the bytes are equal:
+ * tests/spec/test_spec.c).  This is why plan.c uses its own writer. */
+static void writer_vs_msgpack(void)
+{
+	static const char *const argv[] = { "python", "train.py", "--lr", "0.001", "--model", "resnet18" };
+	const long rounds = 1000000;
+	struct sb_canon c;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	double t0, t1, t2;
+	size_t sum = 0, k;
+	long r;
+
+	sb_canon_init(&c, 1 << 20);
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	t0 = now();
+	for (r = 0; r < rounds; r++) {
+		sb_canon_reset(&c);
+		sb_canon_map(&c, 4);
+		sb_canon_str(&c, "command", 7);
+		sb_canon_array(&c, 6);
+		for (k = 0; k < 6; k++)
+			sb_canon_cstr(&c, argv[k]);
+		sb_canon_str(&c, "params", 6);
+		sb_canon_map(&c, 2);
+		sb_canon_str(&c, "lr", 2);
+		sb_canon_double(&c, 0.001);
+		sb_canon_str(&c, "model", 5);
+		sb_canon_str(&c, "resnet18", 8);
+		sb_canon_str(&c, "repeat", 6);
+		sb_canon_int(&c, r & 7);
+		sb_canon_str(&c, "results", 7);
+		sb_canon_array(&c, 0);
+		sum += c.len;
+	}
+	t1 = now();
+	for (r = 0; r < rounds; r++) {
+		msgpack_sbuffer_clear(&sb);
+		msgpack_pack_map(&pk, 4);
+		msgpack_pack_str_with_body(&pk, "command", 7);
+		msgpack_pack_array(&pk, 6);
+		for (k = 0; k < 6; k++)
+			msgpack_pack_str_with_body(&pk, argv[k], strlen(argv[k]));
+		msgpack_pack_str_with_body(&pk, "params", 6);
+		msgpack_pack_map(&pk, 2);
+		msgpack_pack_str_with_body(&pk, "lr", 2);
+		msgpack_pack_double(&pk, 0.001);
+		msgpack_pack_str_with_body(&pk, "model", 5);
+		msgpack_pack_str_with_body(&pk, "resnet18", 8);
+		msgpack_pack_str_with_body(&pk, "repeat", 6);
+		msgpack_pack_int64(&pk, r & 7);
+		msgpack_pack_str_with_body(&pk, "results", 7);
+		msgpack_pack_array(&pk, 0);
+		sum -= sb.size;
+	}
+	t2 = now();
+	printf("canonical map of a child x %ld: ctl/canon.c %.0f ns, msgpack-c sbuffer %.0f ns%s\n",
+	       rounds, (t1 - t0) * 1e9 / (double)rounds, (t2 - t1) * 1e9 / (double)rounds,
+	       sum == 0 ? "" : " (BYTE COUNTS DIFFER)");
+	fflush(stdout);
+	sb_canon_release(&c);
+	msgpack_sbuffer_destroy(&sb);
+}
+
 int main(int argc, char **argv)
 {
 	long target = argc > 1 ? atol(argv[1]) : 1000000;
@@ -118,6 +187,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		return run(target);
+	writer_vs_msgpack();
 	/* each size in its own process, so that peak RSS is per size */
 	for (target = 10000; target <= 1000000; target *= 10) {
 		pid_t pid = fork();
