@@ -23,12 +23,6 @@ static void usage(FILE *out)
 	      "submitted.\n", out);
 }
 
-/* A parameter value after its key.  A float is written as its text cached
- * in the spec: the same sb_fmt_double text sb_json_double would print
- * (finite, never -0.0), without searching for it again for every child
- * (that search costs microseconds, and a grid repeats each value many
- * times).  After a key the writer needs no separator, so writing the token
- * directly and clearing after_key is what sb_json_double does. */
 /* Fast paths beside proto/json.h, for the 1,000,000-child budget (DESIGN
  * §10): json.c writes strings one fputc per byte and integers with
  * fprintf, which alone costs more than a second for a million children.
@@ -103,6 +97,12 @@ void sb_plan_json_uint(struct sb_json *j, uint64_t v)
 	fwrite_unlocked(t + n, 1, sizeof(t) - n, j->out);
 }
 
+/* A parameter value after its key.  A float is written as its text cached
+ * in the spec: the same sb_fmt_double text sb_json_double would print
+ * (finite, never -0.0), without searching for it again for every child
+ * (that search costs microseconds, and a grid repeats each value many
+ * times).  After a key the writer needs no separator, so writing the token
+ * directly and clearing after_key is what sb_json_double does. */
 static void json_value(struct sb_json *j, const struct sb_value *v, const char *text)
 {
 	switch (v->type) {
@@ -368,7 +368,7 @@ static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *ou
 int cmd_plan(int argc, char **argv)
 {
 	const char *path = NULL;
-	bool json = false;
+	bool json = false, opts = true;
 	struct sb_error err = { { 0 } };
 	struct sb_spec *spec;
 	struct sb_plan *plan;
@@ -376,21 +376,22 @@ int cmd_plan(int argc, char **argv)
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+		const char *a = argv[i];
+		if (opts && !strcmp(a, "--")) {
+			opts = false;
+		} else if (opts && !strcmp(a, "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		} else if (opts && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
 			usage(stdout);
 			return SB_EXIT_OK;
-		} else if (!strcmp(argv[i], "--") && i + 1 < argc && path == NULL && i + 2 == argc) {
-			path = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			fprintf(stderr, "sbctl plan: unknown option '%s'\n", argv[i]);
+		} else if (opts && a[0] == '-' && a[1] != '\0') {
+			fprintf(stderr, "sbctl plan: unknown option '%s'\n", a);
 			usage(stderr);
 			return SB_EXIT_USAGE;
 		} else if (path == NULL) {
-			path = argv[i];
+			path = a;
 		} else {
-			fprintf(stderr, "sbctl plan: more than one spec given ('%s')\n", argv[i]);
+			fprintf(stderr, "sbctl plan: more than one spec given ('%s')\n", a);
 			usage(stderr);
 			return SB_EXIT_USAGE;
 		}
