@@ -418,6 +418,9 @@ static void point_text(const struct sb_spec *s, const struct sb_point *pt, char 
 	}
 	if (o >= n && n > 4)
 		memcpy(buf + n - 4, "...", 4);
+	for (o = 0; buf[o] != '\0'; o++)
+		if ((unsigned char)buf[o] < 0x20 || buf[o] == 0x7f)
+			buf[o] = '?';       /* one line per message */
 }
 
 /* Grid ordinal of the point with value positions idx (odometer order). */
