@@ -375,29 +375,37 @@ int cmd_log(int argc, char **argv)
 	if (!is_dir) {
 		one_file(v, path, &expect, json, false, &t);
 	} else {
-		/* Inside events/ read what is below PATH; elsewhere in a benchmark
-		 * directory read its events/; outside one, every file below PATH. */
-		const char *root = path;
-		char *real = realpath(path, NULL);
-		if (benchdir != NULL) {
-			events = join(benchdir, "events");
-			if (events != NULL && real != NULL &&
-			    strncmp(real, events, strlen(events)) != 0) {
-				/* keep the paths printed as the user spelled them */
-				if (!strcmp(real, benchdir)) {
-					free(events);
-					events = join(path, "events");
-				}
-				root = events;
+		/* Inside events/ or submissions/ read what is below PATH; elsewhere
+		 * in a benchmark directory read both; outside one, every file below
+		 * PATH.  Paths are printed as the user spelled them. */
+		static const char *const logdirs[] = { "events", "submissions" };
+		char *real = realpath(path, NULL), *base = NULL;
+		bool inside = benchdir == NULL;
+
+		for (size_t d = 0; !inside && d < 2; d++) {
+			char *sub = join(benchdir, logdirs[d]);
+			size_t n = sub ? strlen(sub) : 0;
+			inside = sub && real && !strncmp(real, sub, n) && (real[n] == '/' || real[n] == '\0');
+			free(sub);
+		}
+		if (inside) {
+			if (list_files(path, &files, 0) < 0)
+				t.io_errors++;
+		} else {
+			base = real && !strcmp(real, benchdir) ? strdup(path) : strdup(benchdir);
+			for (size_t d = 0; d < 2; d++) {
+				free(events);
+				events = base ? join(base, logdirs[d]) : NULL;
+				if (events != NULL && stat(events, &st) == 0 &&
+				    list_files(events, &files, 0) < 0)
+					t.io_errors++;
 			}
+			if (files.n == 0 && !json)
+				printf("no logs yet: '%s' has no records in events/ or submissions/\n",
+				       benchdir);
 		}
+		free(base);
 		free(real);
-		if (root == events && (events == NULL || stat(events, &st) < 0)) {
-			if (!json)
-				printf("no event logs yet: '%s' has no events/ directory\n", benchdir);
-		} else if (list_files(root, &files, 0) < 0) {
-			t.io_errors++;
-		}
 		if (files.n > 0)
 			qsort(files.v, files.n, sizeof(files.v[0]), cmp_path);
 		for (size_t k = 0; k < files.n; k++)

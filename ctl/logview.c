@@ -295,6 +295,14 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 		fact(out, pl, "wall_s", "wall=", "s");
 		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
 		fact(out, pl, "records", "records=", "");
+	} else {
+		/* sbctl's own records (docs/benchmark-dir.md) */
+		fact(out, pl, "attempt_index", "attempt=", "");
+		fact(out, pl, "chunk", "chunk=", "");
+		fact(out, pl, "child_index", "child=", "");
+		fact(out, pl, "job", "job=", "");
+		fact(out, pl, "state", "state=", "");
+		fact(out, pl, "error", "error=", "");
 	}
 	fputs("  host=", out);
 	print_clean(out, rec->id.host ? rec->id.host : "-", strlen(rec->id.host ? rec->id.host : "-"));
