@@ -265,7 +265,6 @@ static struct node *parse_tree(const char *path, const unsigned char *data, size
 		return NULL;
 	}
 	yaml_parser_set_input_string(&parser, data, len);
-	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	while (!done && !failed) {
 		struct node *n = NULL;
 		bool str_tag = false;
