@@ -77,7 +77,7 @@ check "command's signal mask is empty" grep -q '^SigBlk:[[:space:]]*0*$' sigs
 check "command ignores no signal" grep -q '^SigIgn:[[:space:]]*0*$' sigs
 
 # Its own process group.
-"$AGENT" --key "$K" --log "$T/pgrp" -- sh -c 'ps -o pgid= -p $$ > pg; echo $$ > me' || true
+"$AGENT" --key "$K" --log "$T/pgrp" -- sh -c 'cut -d" " -f5 /proc/$$/stat > pg; echo $$ > me' || true
 check "command leads its own process group" test "$(tr -d ' ' < pg)" = "$(cat me)"
 
 # A command that ignores TERM is killed near the end of --kill-wait.

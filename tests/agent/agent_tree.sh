@@ -63,7 +63,7 @@ check "slurm: job_id" test "$(field job_id <<<"$start")" = '"4242"'
 check "slurm: cluster" test "$(field cluster <<<"$start")" = '"alpha"'
 check "slurm: array ids" grep -q '"array_job_id":"4240","array_task_id":"2"' <<<"$start"
 check "slurm: restart" test "$(field restart <<<"$start")" = 1
-check "slurm: host is the short host name" test "$(field host <<<"$start")" = "\"$(hostname | cut -d. -f1)\""
+check "slurm: host is the short host name" test "$(field host <<<"$start")" = "\"$(uname -n | cut -d. -f1)\""
 (unset SLURM_JOB_ID SLURM_CLUSTER_NAME SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID SLURM_RESTART_COUNT
  exec "$AGENT" --key "$K" --log "$T/noslurm" -- true)
 logjson "$T/noslurm"
