@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fake/fake.h"
@@ -22,6 +23,9 @@ struct arow {
 	struct fake_task *task;
 	char jobid[FAKE_TEXT_MAX / 4];
 	char reason[64];
+	int step_status;   /* wait status of the batch script, -1 unknown */
+	double step_end;
+	int is_step;       /* a .batch row */
 };
 
 enum fld {
@@ -71,6 +75,22 @@ static void field_value(const struct arow *r, enum fld id, double now, char *out
 		el = (long)((r->end > 0 ? r->end : now) - r->start);
 	if (pending)
 		el = 0;
+	if (r->is_step) {
+		switch (id) {
+		case F_JOBNAME: snprintf(out, n, "batch"); return;
+		case F_SUBMIT: case F_ELIGIBLE: fake_fmt_time(r->start, out, n); return;
+		case F_COMMENT: case F_PARTITION: case F_USER: case F_UID: case F_GROUP:
+		case F_GID: case F_TIMELIMIT: case F_TIMELIMITRAW: case F_REASON:
+		case F_WORKDIR: case F_QOS: case F_PRIORITY: case F_SUBMITLINE:
+			out[0] = '\0';
+			return;
+		case F_ALLOCTRES:
+			snprintf(out, n, "cpu=%d,mem=0,node=1", j->cpus);
+			return;
+		default:
+			break;
+		}
+	}
 	switch (id) {
 	case F_JOBID: snprintf(out, n, "%s", r->jobid); break;
 	case F_JOBIDRAW: snprintf(out, n, "%ld", r->raw_id ? r->raw_id : r->array_id); break;
@@ -218,6 +238,55 @@ static void print_cell(const char *v, const struct colspec *c, int parsable)
 	}
 }
 
+static void print_row(const struct arow *r, const struct colspec *cols, int ncols, int parsable,
+		      const char *delim, double now)
+{
+	char val[FAKE_TEXT_MAX];
+	int i;
+
+	for (i = 0; i < ncols; i++) {
+		if (i && parsable == 2)
+			fputs(delim, stdout);
+		if (r->is_step && cols[i].id == F_JOBIDRAW)
+			snprintf(val, sizeof(val), "%ld.batch", r->raw_id ? r->raw_id : r->array_id);
+		else
+			field_value(r, cols[i].id, now, val, sizeof(val));
+		print_cell(val, &cols[i], parsable);
+		if (!parsable)
+			putchar(' ');
+		else if (parsable == 1)
+			fputs(delim, stdout);
+	}
+	putchar('\n');
+}
+
+/* State and ExitCode of a .batch step from how the script ended. */
+static void step_outcome(struct arow *s)
+{
+	int st = s->step_status;
+
+	s->end = s->step_end;
+	if (!strcmp(s->state, "RUNNING") || (st < 0 && s->end == 0)) {
+		snprintf(s->state, sizeof(s->state), "RUNNING");
+		snprintf(s->exitcode, sizeof(s->exitcode), "0:0");
+		s->end = 0;
+		return;
+	}
+	if (!strncmp(s->state, "OUT_OF_MEMORY", 13)) {
+		snprintf(s->exitcode, sizeof(s->exitcode), "0:125");
+		return;
+	}
+	fake_exitcode_of_status(st, s->exitcode, sizeof(s->exitcode));
+	if (st < 0)
+		snprintf(s->state, sizeof(s->state), "CANCELLED");
+	else if (WIFSIGNALED(st))
+		snprintf(s->state, sizeof(s->state), "CANCELLED");
+	else if (WEXITSTATUS(st) == 0)
+		snprintf(s->state, sizeof(s->state), "COMPLETED");
+	else
+		snprintf(s->state, sizeof(s->state), "FAILED");
+}
+
 int fake_sacct_main(int argc, char **argv)
 {
 	struct fake_state st;
@@ -300,7 +369,6 @@ int fake_sacct_main(int argc, char **argv)
 		}
 #undef TAKE
 	}
-	(void)allocs;  /* the fake has no job steps: every row is an allocation */
 	if (parse_format(fmt, cols, &ncols) != 0)
 		return 1;
 	if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
@@ -358,7 +426,8 @@ int fake_sacct_main(int argc, char **argv)
 	}
 
 	if (sqlite3_prepare_v2(st.db, "SELECT array_id, task_id, raw_id, restart, state, exitcode,"
-			       " start, end FROM acct WHERE vis <= ? ORDER BY array_id, task_id, restart, seq",
+			       " start, end, step_status, step_end FROM acct WHERE vis <= ?"
+			       " ORDER BY array_id, task_id, restart, seq",
 			       -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_double(s, 1, now);
@@ -388,6 +457,8 @@ int fake_sacct_main(int argc, char **argv)
 		snprintf(r->exitcode, sizeof(r->exitcode), "%s", (const char *)sqlite3_column_text(s, 5));
 		r->start = sqlite3_column_double(s, 6);
 		r->end = sqlite3_column_double(s, 7);
+		r->step_status = sqlite3_column_int(s, 8);
+		r->step_end = sqlite3_column_double(s, 9);
 	}
 	sqlite3_finalize(s);
 	s = NULL;
@@ -482,7 +553,6 @@ int fake_sacct_main(int argc, char **argv)
 	}
 	for (k = 0; k < nrows; k++) {
 		struct arow *r = &rows[k];
-		char val[FAKE_TEXT_MAX];
 		/* pending array elements not yet split off: one row per array */
 		if (r->raw_id == 0 && r->job->is_array) {
 			long ids[4096];
@@ -507,17 +577,17 @@ int fake_sacct_main(int argc, char **argv)
 		} else {
 			snprintf(r->jobid, sizeof(r->jobid), "%ld", r->array_id);
 		}
-		for (i = 0; i < ncols; i++) {
-			if (i && parsable == 2)
-				fputs(delim, stdout);
-			field_value(r, cols[i].id, now, val, sizeof(val));
-			print_cell(val, &cols[i], parsable);
-			if (!parsable)
-				putchar(' ');
-			else if (parsable == 1)
-				fputs(delim, stdout);
+		print_row(r, cols, ncols, parsable, delim, now);
+		/* without -X: the batch step of every run that started */
+		if (!allocs && r->start > 0 && strcmp(r->state, "PENDING") != 0 &&
+		    !(r->raw_id == 0 && r->job->is_array)) {
+			struct arow step = *r;
+			step.is_step = 1;
+			snprintf(step.jobid, sizeof(step.jobid), "%.*s.batch",
+				 (int)sizeof(step.jobid) - 8, r->jobid);
+			step_outcome(&step);
+			print_row(&step, cols, ncols, parsable, delim, now);
 		}
-		putchar('\n');
 	}
 	rc = 0;
 out:

@@ -846,8 +846,16 @@ int fake_supervise_main(int argc, char **argv)
 		t->completing = 0;
 		t->sup_pid = 0;
 	} else if (!strcmp(t->state, "REQUEUED")) {
+		/* the run's batch step ended now */
+		if (!t->lost)
+			fake_acct_record(&st, t, t->kill_state && !strcmp(t->kill_state, "PREEMPTED+REQUEUE") ?
+					 "PREEMPTED" : "REQUEUED", "0:0");
 		fake_requeue_task(&st, t);
 	} else {
+		char ec[32];
+		snprintf(ec, sizeof(ec), "0:0");
+		if (!t->lost)
+			fake_acct_record(&st, t, t->state, ec);
 		t->completing = 0;
 		t->sup_pid = 0;
 	}

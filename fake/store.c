@@ -29,7 +29,7 @@ static const char schema[] =
 	" PRIMARY KEY(array_id, task_id));"
 	"CREATE TABLE IF NOT EXISTS acct(seq INTEGER PRIMARY KEY AUTOINCREMENT, array_id INT,"
 	" task_id INT, raw_id INT, restart INT, state TEXT, exitcode TEXT, start REAL,"
-	" end REAL, t REAL, vis REAL);"
+	" end REAL, t REAL, vis REAL, step_status INT DEFAULT -1, step_end REAL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS acct_task ON acct(array_id, task_id);";
 
 int fake_exec(struct fake_state *st, const char *sql)
@@ -453,7 +453,7 @@ int fake_acct_record(struct fake_state *st, const struct fake_task *t,
 	if (t->lag > lag)
 		lag = t->lag;
 	s = prep(st, "INSERT INTO acct(array_id, task_id, raw_id, restart, state, exitcode,"
-		 " start, end, t, vis) VALUES(?,?,?,?,?,?,?,?,?,?)");
+		 " start, end, t, vis, step_status, step_end) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, t->array_id);
@@ -466,6 +466,8 @@ int fake_acct_record(struct fake_state *st, const struct fake_task *t,
 	sqlite3_bind_double(s, 8, t->end);
 	sqlite3_bind_double(s, 9, now);
 	sqlite3_bind_double(s, 10, now + lag);
+	sqlite3_bind_int(s, 11, t->status);
+	sqlite3_bind_double(s, 12, t->status >= 0 ? now : 0);
 	return step_done(st, s);
 }
 

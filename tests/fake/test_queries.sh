@@ -39,6 +39,15 @@ expect "sacct -S in the past shows it" "$(sacct -P -n -X -j $id -S now-1hours -o
 expect "sacct -s CA" "$(sacct -P -n -X -s CA -o JobID | head -1)" "${id}_0"
 expect "squeue -t CA within MinJobAge" "$(squeue -h -t CA -o '%i %T' | head -1)" "${id}_0 CANCELLED"
 
+# without -X: the batch step after each run that started
+b=$(sbatch --parsable -o /dev/null --wrap 'exit 3')
+wait_for 5 all_done
+expect "batch step rows" "$(sacct -P -n -j $b -o JobID,JobIDRaw,JobName,State,ExitCode)" \
+"$b|$b|wrap|FAILED|3:0
+$b.batch|$b.batch|batch|FAILED|3:0"
+expect "a cancelled array: steps of the runs that started only" \
+	"$(sacct -P -n -j $id -o JobID,State | grep -c batch)" "1"
+
 expect "scontrol show config: MaxArraySize" "$(scontrol show config | grep -E '^(MaxArraySize|KillWait)')" \
 "KillWait                = 1 sec
 MaxArraySize            = 1001"
