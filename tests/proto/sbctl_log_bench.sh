@@ -19,8 +19,10 @@ expect "benchmark directory made" "$([ -f "$dir/benchmark.msgpack" ] && echo yes
 "$tamper" write "$dir/keys/hmac.key" "$dir/events/c0.log" 3 0 0 "$digest"
 "$SBCTL" log "$dir" --json > out 2> err
 expect "own benchmark's log verifies" "$?" 0
+# the agent's log, and sbctl's own submissions log (intent, submit_failed)
 expect "overall summary" "$(tail -n 1 out)" \
-	'{"format":1,"summary":{"files":1,"records":3,"verified":3,"tail":"ok"}}'
+	'{"format":1,"summary":{"files":2,"records":5,"verified":5,"tail":"ok"}}'
+expect "sbctl's own records" "$(jq -r 'select(.type) | .type' out | grep -c submit)" 1
 expect "no warning" "$(cat err)" ""
 
 # a log of another benchmark, signed with this benchmark's key
