@@ -17,6 +17,7 @@
 #include <openssl/crypto.h>
 
 #include "agent/agent.h"
+#include "agent/bench.h"
 
 struct options {
 	const char *key;
@@ -157,6 +158,43 @@ static void run_from_options(const struct options *o, char **cmd, size_t n,
 	run->run_dir = cwd;
 }
 
+/* Benchmark mode: everything comes from the task map of the chunk
+ * (agent/bench.h); the command gets the child's env, and runs in its run
+ * directory. */
+static void run_from_bench(int argc, char **argv, struct sb_agent_bench *b,
+	struct sb_agent_run *run)
+{
+	struct sb_error err;
+	int first = 1;
+	size_t i;
+
+	if (argc > 1 && !strcmp(argv[1], "--"))
+		first = 2;
+	else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		first = argc; /* fall through to the usage below */
+	if (first != 2)
+		die("SB_BENCH_DIR is set (benchmark mode): run as 'sbagent --' from the batch "
+		    "script sbctl wrote, or unset SB_BENCH_DIR and give --key and --log");
+	if (sb_agent_bench_load(b, argv + first, (size_t)(argc - first), &err) != 0)
+		die("%s", err.msg);
+	if (chdir(b->run_dir) != 0)
+		die("cannot enter the run directory '%s': %s", b->run_dir, strerror(errno));
+	for (i = 0; i < b->nenv; i++)
+		if (putenv(b->env[i]) != 0)
+			die("cannot set the child's environment: %s", strerror(errno));
+	if (sb_agent_bench_prepare_log(b, &err) != 0)
+		die("%s", err.msg);
+	memset(run, 0, sizeof(*run));
+	run->argv = b->argv;
+	run->argc = b->argc;
+	run->results = (const char *const *)b->results;
+	run->nresults = b->nresults;
+	run->metrics = b->metrics;
+	run->heartbeat_s = b->heartbeat_s;
+	run->kill_wait_s = b->kill_wait_s;
+	run->run_dir = b->run_dir;
+}
+
 /* With fd 0, 1 or 2 closed, the log could get that number and a message
  * meant for stderr would land in it: keep them open on /dev/null. */
 static void guard_stdio(void)
@@ -242,6 +280,7 @@ int main(int argc, char **argv)
 	struct sb_agent_finish fin;
 	struct sb_agent_host host;
 	struct sb_agent_run run;
+	struct sb_agent_bench bench;
 	struct sb_run_ident id;
 	struct sb_log_writer *w;
 	struct options opt;
@@ -261,18 +300,30 @@ int main(int argc, char **argv)
 		OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
 		OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
 
-	first = parse_options(argc, argv, &opt);
-	cwd = getcwd(NULL, 0);
-	if (cwd == NULL)
-		die("cannot get the working directory: %s", strerror(errno));
-
-	run_from_options(&opt, argv + first, (size_t)(argc - first), cwd, &run);
+	if (sb_agent_bench_mode()) {
+		run_from_bench(argc, argv, &bench, &run);
+		cwd = strdup(bench.run_dir);
+		opt.key = bench.key_path;
+		opt.log = bench.log_path;
+	} else {
+		first = parse_options(argc, argv, &opt);
+		cwd = getcwd(NULL, 0);
+		if (cwd == NULL)
+			die("cannot get the working directory: %s", strerror(errno));
+		run_from_options(&opt, argv + first, (size_t)(argc - first), cwd, &run);
+	}
 
 	if (sb_key_load(opt.key, &key, &err) != 0) {
 		free(cwd);
 		die("%s", err.msg);
 	}
 	fill_ident(&id, hostname, sizeof(hostname));
+	if (sb_agent_bench_mode()) {
+		id.bench = bench.digest;
+		id.child = bench.child;
+		id.child_digest = bench.child_digest;
+		id.attempt = bench.attempt;
+	}
 	w = sb_log_writer_create(opt.log, &key, &id, &err);
 	if (w == NULL) {
 		sb_key_cleanse(&key);
