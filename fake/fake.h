@@ -35,6 +35,10 @@ struct fake_job {
 	double submit;
 	int uid, gid;
 	int task_min, task_max, task_count, task_step;
+	/* scratch of one scheduling pass */
+	int active;           /* tasks running or completing */
+	int unsplit;          /* pending tasks not yet split off */
+	int dep_state;        /* 2 unknown, else dep_check()'s answer */
 };
 
 /* One array task (or the single task of a plain job): what the scheduler

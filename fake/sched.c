@@ -241,19 +241,6 @@ static int dep_check(struct fake_state *st, const char *dep)
 	return result;
 }
 
-static int unsplit_pending(struct fake_state *st, long array_id, const struct fake_task *except)
-{
-	size_t i;
-	int n = 0;
-
-	for (i = 0; i < st->ntasks; i++) {
-		struct fake_task *t = &st->tasks[i];
-		if (t != except && t->array_id == array_id && t->raw_id == 0 &&
-		    !strcmp(t->state, "PENDING"))
-			n++;
-	}
-	return n;
-}
 
 int fake_schedule(struct fake_state *st)
 {
@@ -285,32 +272,39 @@ int fake_schedule(struct fake_state *st)
 		if (fake_task_save(st, t) != 0)
 			return -1;
 	}
-	for (i = 0; i < st->ntasks; i++)
-		if (fake_task_is_active(&st->tasks[i]))
-			used += st->tasks[i].job->cpus;
+	for (i = 0; i < st->njobs; i++) {
+		st->jobs[i].active = 0;
+		st->jobs[i].unsplit = 0;
+		st->jobs[i].dep_state = 2;
+	}
+	for (i = 0; i < st->ntasks; i++) {
+		struct fake_task *t = &st->tasks[i];
+		if (fake_task_is_active(t)) {
+			used += t->job->cpus;
+			t->job->active++;
+		}
+		if (t->raw_id == 0 && !strcmp(t->state, "PENDING"))
+			t->job->unsplit++;
+	}
 
 	/* 2. start what may start, oldest first */
 	for (i = 0; i < st->ntasks; i++) {
 		struct fake_task *t = &st->tasks[i];
 		struct fake_job *j = t->job;
 		const char *reason = NULL;
-		int d, running = 0;
-		size_t k;
+		int d;
 
 		if (strcmp(t->state, "PENDING") != 0)
 			continue;
+		if (j->dep_state == 2)
+			j->dep_state = dep_check(st, j->dep);  /* once per job and pass */
+		d = j->dep_state;
 		if (t->begin > now) {
 			reason = "BeginTime";
-		} else if ((d = dep_check(st, j->dep)) != 1) {
+		} else if (d != 1) {
 			reason = d < 0 ? "DependencyNeverSatisfied" : "Dependency";
 		} else {
-			if (j->throttle > 0) {
-				for (k = 0; k < st->ntasks; k++)
-					if (st->tasks[k].array_id == t->array_id &&
-					    fake_task_is_active(&st->tasks[k]))
-						running++;
-			}
-			if (j->throttle > 0 && running >= j->throttle)
+			if (j->throttle > 0 && j->active >= j->throttle)
 				reason = "JobArrayTaskLimit";
 			else if (blocked || used + j->cpus > cpus)
 				reason = blocked++ ? "Priority" : "Resources";
@@ -324,11 +318,13 @@ int fake_schedule(struct fake_state *st)
 			continue;
 		}
 		if (t->raw_id == 0) {
-			if (!j->is_array || unsplit_pending(st, t->array_id, t) == 0)
+			j->unsplit--;
+			if (!j->is_array || j->unsplit == 0)
 				t->raw_id = t->array_id;
 			else if ((t->raw_id = fake_next_id(st)) < 0)
 				return -1;
 		}
+		j->active++;
 		set_str(&t->state, "RUNNING");
 		set_str(&t->reason, "None");
 		set_str(&t->kill_state, NULL);
@@ -366,10 +362,10 @@ int fake_schedule(struct fake_state *st)
 	for (i = 0; i < st->ntasks; i++) {
 		struct fake_task *t = &st->tasks[i];
 		if (t->job->is_array && t->raw_id == 0 && !strcmp(t->state, "PENDING") &&
-		    unsplit_pending(st, t->array_id, t) == 0) {
+		    t->job->unsplit == 1) {
 			int taken = 0;
 			for (size_t k = 0; k < st->ntasks; k++)
-				if (st->tasks[k].raw_id == t->array_id)
+				if (st->tasks[k].array_id == t->array_id && st->tasks[k].raw_id == t->array_id)
 					taken = 1;
 			if (!taken) {
 				t->raw_id = t->array_id;

@@ -208,11 +208,19 @@ struct fake_job *fake_find_job(struct fake_state *st, long id)
 
 struct fake_task *fake_find_task(struct fake_state *st, long array_id, long task_id)
 {
-	size_t i;
+	size_t lo = 0, hi = st->ntasks;
 
-	for (i = 0; i < st->ntasks; i++)
-		if (st->tasks[i].array_id == array_id && st->tasks[i].task_id == task_id)
-			return &st->tasks[i];
+	/* tasks are loaded sorted by (array_id, task_id) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fake_task *t = &st->tasks[mid];
+		if (t->array_id < array_id || (t->array_id == array_id && t->task_id < task_id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->ntasks && st->tasks[lo].array_id == array_id && st->tasks[lo].task_id == task_id)
+		return &st->tasks[lo];
 	return NULL;
 }
 
