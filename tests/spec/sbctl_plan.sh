@@ -50,6 +50,15 @@ for spec in "$data"/golden/*.yaml; do
 	cmp -s out "$g.txt" || { fail "$(basename "$spec") table differs from golden"; diff out "$g.txt" | head -5 >&2; }
 done
 
+# --- an independent implementation of docs/spec.md "Digests" (Python, when
+# there is one) reproduces every golden digest from the document alone
+if command -v python3 >/dev/null 2>&1; then
+	for ref in "$data"/golden/*.ref.json; do
+		python3 "$src/tests/spec/reference_digests.py" "${ref%.ref.json}.json" "$ref" >/dev/null ||
+			fail "reference digests of $(basename "$ref")"
+	done
+fi
+
 # --- a plan formatted in several chunks and threads: same bytes as ever
 run 0 "$sbctl" plan "$data/golden-large.yaml" --json
 [ "$(sha256sum <out | cut -c1-64)" = b1ad50b61487eed2949f42103e55d0e31d68318f80c520062eea1ce9b79a0c09 ] || fail "golden-large --json changed"
