@@ -131,6 +131,18 @@ run 0 "$sbctl" plan --help
 has out "usage: sbctl plan SPEC [--json]"
 run 0 "$sbctl" plan -- "$data/golden/minimal.yaml"
 
+# --- warnings go to stderr, the plan is still printed
+printf 'name: w\ncommand: [run]\nparameters: {a: [1, 2]}\nexclude: [{a: 3}]\n' > warn.yaml
+run 0 "$sbctl" plan warn.yaml
+[ "$(cat err)" = "warn.yaml:4:11: warning: exclude entry matches no grid point (a value is not in its parameter's list)" ] ||
+	fail "warning: $(cat err)"
+has out "children   2"
+
+# --- an output that cannot be written is a runtime failure
+"$sbctl" plan "$data/golden/minimal.yaml" >&- 2>err
+[ $? = 1 ] || fail "closed stdout did not exit 1"
+has err "sbctl plan: cannot write the output"
+
 # --- output stays byte-identical from run to run
 "$sbctl" plan "$data/golden/types.yaml" --json > r1
 "$sbctl" plan "$data/golden/types.yaml" --json > r2
