@@ -254,8 +254,8 @@ int fake_schedule(struct fake_state *st)
 	/* 1. supervisors that vanished: the node failed under them */
 	for (i = 0; i < st->ntasks; i++) {
 		struct fake_task *t = &st->tasks[i];
-		if (!fake_task_is_active(t) || t->sup_pid == 0 || pid_alive(t->sup_pid))
-			continue;
+		if (!fake_task_is_active(t) || (t->sup_pid != 0 && pid_alive(t->sup_pid)))
+			continue;  /* (no supervisor at all: it could not be started) */
 		if (t->pgid > 0)
 			kill(-(pid_t)t->pgid, SIGKILL);
 		if (!strcmp(t->state, "RUNNING")) {
@@ -551,7 +551,8 @@ static char **build_env(struct fake_state *st, const struct fake_task *t)
 		SETN("SLURM_ARRAY_TASK_STEP", j->task_step);
 	}
 	env_add(&env, &n, &cap, "SLURM_JOB_NAME", j->name);
-	SETN("SLURM_RESTART_COUNT", t->restarts);
+	if (t->restarts > 0)  /* like slurmstepd: only once the job has been restarted */
+		SETN("SLURM_RESTART_COUNT", t->restarts);
 	env_add(&env, &n, &cap, "SLURM_SUBMIT_DIR", j->submit_dir);
 	env_add(&env, &n, &cap, "SLURM_SUBMIT_HOST", fake_nodename());
 	env_add(&env, &n, &cap, "SLURM_JOB_NODELIST", fake_nodename());
@@ -715,6 +716,9 @@ int fake_supervise_main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (chdir("/") != 0) {
+		/* keep no directory of the caller busy; the job gets its own */
+	}
 
 	t = sup_reload(&st, &s);
 	if (!t || strcmp(t->state, "RUNNING") != 0) {

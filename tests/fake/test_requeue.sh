@@ -6,15 +6,16 @@ export SB_FAKE_REQUEUE_DELAY=1
 
 cat > rq.sh <<'SCRIPT'
 #!/bin/bash
-trap 'echo "TERM in run $SLURM_RESTART_COUNT"; exit 0' TERM
-echo "run $SLURM_JOB_ID restart $SLURM_RESTART_COUNT"
-[ "$SLURM_RESTART_COUNT" -ge 2 ] && exit 0
+n=${SLURM_RESTART_COUNT-unset}
+trap 'echo "TERM in run $n"; exit 0' TERM
+echo "run $SLURM_JOB_ID restart $n"
+[ "$n" = 2 ] && exit 0
 sleep 30 & wait
 SCRIPT
 up() { [ "$(grep -c "restart $2" "$1" 2>/dev/null)" = 1 ]; }
 
 id=$(sbatch --parsable -a 0-1 -o rq-%a.out rq.sh)
-wait_for 5 up rq-0.out 0
+wait_for 5 up rq-0.out unset
 raw=$(acct ${id}_0 JobIDRaw)
 scontrol requeue ${id}_0
 wait_for 5 squeue_is "${id}_0 $raw PENDING BeginTime" -h -r -j ${id}_0 -o '%i %A %T %r'
@@ -23,8 +24,8 @@ sbfake requeue $raw
 wait_for 5 up rq-0.out 2
 wait_for 5 acct_is ${id}_0 State COMPLETED
 expect "the output file is appended to across runs" "$(cat rq-0.out)" \
-"run $raw restart 0
-TERM in run 0
+"run $raw restart unset
+TERM in run unset
 run $raw restart 1
 TERM in run 1
 run $raw restart 2"
@@ -47,7 +48,7 @@ scancel $id
 
 # preemption with requeue: PREEMPTED row, then a new run
 p=$(sbatch --parsable -o pre.out rq.sh)
-wait_for 5 up pre.out 0
+wait_for 5 up pre.out unset
 sbfake preempt --requeue $p
 wait_for 5 up pre.out 1
 expect "preempted and requeued" "$(sacct -P -n -X -D -j $p -o State | tr '\n' ' ')" "PREEMPTED RUNNING "

@@ -8,7 +8,7 @@ cat > env.sh <<'SCRIPT'
 #SBATCH --comment="from the script"
 #SBATCH -o env-%A_%a-%j-%x-%%.out
 echo "JOB=$SLURM_JOB_ID ARRAY=$SLURM_ARRAY_JOB_ID TASK=$SLURM_ARRAY_TASK_ID NAME=$SLURM_JOB_NAME"
-echo "RESTARTS=$SLURM_RESTART_COUNT SUBMIT=$SLURM_SUBMIT_DIR NODE=$SLURM_JOB_NODELIST"
+echo "RESTARTS=${SLURM_RESTART_COUNT-unset} SUBMIT=$SLURM_SUBMIT_DIR NODE=$SLURM_JOB_NODELIST"
 echo "COUNT=$SLURM_ARRAY_TASK_COUNT MIN=$SLURM_ARRAY_TASK_MIN MAX=$SLURM_ARRAY_TASK_MAX"
 echo "ARGS=$*"
 echo "to stderr" >&2
@@ -20,7 +20,7 @@ expect "plain" "$(sbatch -o plain.out --wrap 'echo hi')" "Submitted batch job 10
 wait_for 5 all_done
 expect "single-task array runs under the array's own id" "$(cat env-1000_3-1000-fromscript-%.out)" \
 "JOB=1000 ARRAY=1000 TASK=3 NAME=fromscript
-RESTARTS=0 SUBMIT=$PWD NODE=node1
+RESTARTS=unset SUBMIT=$PWD NODE=node1
 COUNT=1 MIN=3 MAX=3
 ARGS=a b
 to stderr"
