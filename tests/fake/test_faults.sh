@@ -55,17 +55,17 @@ expect "vanished supervisor: NODE_FAIL" "$(acct $dead State)" "NODE_FAIL"
 lag=$(sbatch --parsable run.sh)
 wait_for 5 running $lag slurm-$lag.out
 expect "before lag" "$(acct $lag State)" "RUNNING"
-sbfake lag 1.5
+sbfake lag 3
 scancel $lag
 expect "lagging sacct still says RUNNING" "$(acct $lag State)" "RUNNING"
 expect "squeue already knows" "$(squeue -h -t all -j $lag -o %T | sed 's/COMPLETING/CANCELLED/')" "CANCELLED"
-wait_for 4 acct_is $lag State "CANCELLED by $T_UID"
+wait_for 6 acct_is $lag State "CANCELLED by $T_UID"
 sbfake lag 0
 # a job submitted during a lag is not in the database at all yet
-sbfake lag 1
+sbfake lag 2
 new=$(sbatch --parsable --begin=now+60 --wrap true)
 expect "new job not yet in sacct" "$(acct $new JobID)" ""
-wait_for 4 acct_is $new State PENDING
+wait_for 5 acct_is $new State PENDING
 sbfake lag 0
 scancel $new
 

@@ -106,13 +106,14 @@ expect "stdin script ran" "$(cat stdin.out) $(acct "$id" JobName)" "from stdin s
 # --signal=B:USR1@2: the batch shell gets USR1 two seconds before the limit
 cat > sig.sh <<'SCRIPT'
 #!/bin/bash
-trap 'echo "USR1 after $SECONDS s"; exit 0' USR1
-SECONDS=0
+t0=$(date +%s%N)
+trap 'echo "USR1 after $(( ($(date +%s%N) - t0) / 100000000 ))"; exit 0' USR1
 while true; do sleep 0.05; done
 SCRIPT
 id=$(sbatch --parsable -t 3 --signal=B:USR1@2 -o sig.out sig.sh)
 wait_for 6 all_done
-expect "--signal=B:USR1@2" "$(cat sig.out) $(acct "$id" State,ExitCode)" "USR1 after 1 s COMPLETED|0:0"
+# (tenths of a second since the script started: about 10)
+expect_match "--signal=B:USR1@2" "$(cat sig.out) $(acct "$id" State,ExitCode)" "^USR1 after (9|10|11|12|13|14) COMPLETED\|0:0$"
 
 # sbatch -W waits and returns the job's exit code
 sbatch -W --wrap 'exit 3' >/dev/null; rc=$?

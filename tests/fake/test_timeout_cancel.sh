@@ -11,9 +11,8 @@ echo "not reached"
 SCRIPT
 
 # --time: SIGTERM at the limit (the trap runs), SIGKILL after KillWait
-id=$(sbatch --parsable -t 1 -o to.out trap.sh)
-sleep 1.05
-expect "completing while KillWait runs" "$(squeue -h -j $id -o '%t %T')" "CG COMPLETING"
+id=$(SB_FAKE_KILLWAIT=1 sbatch --parsable -t 1 -o to.out trap.sh)
+wait_for 3 squeue_is "CG COMPLETING" -h -j $id -o '%t %T'
 expect "sacct already says TIMEOUT" "$(acct $id State,ExitCode)" "TIMEOUT|0:0"
 wait_for 5 all_done
 expect "TERM first, then KILL" "$(cat to.out)" "started
