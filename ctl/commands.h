@@ -17,5 +17,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
 
 #endif

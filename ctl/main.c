@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	{ "log", cmd_log, "list and verify event logs" },
 	{ "plan", cmd_plan, "expand a benchmark spec into its children" },
 	{ "submit", cmd_submit, "submit a benchmark's children as job arrays" },
+	{ "status", cmd_status, "classify every child of a benchmark" },
+	{ "wait", cmd_wait, "wait until no child is pending or running" },
 	{ "list", cmd_list, "list the benchmarks the local index knows" },
 	{ "index", cmd_index, "rebuild the local index from benchmark directories" },
 };

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "ctl/plan_json.h"
+#include "sbench/spec.h"
 
 /* Fast paths beside proto/json.h, for the 1,000,000-child budget (DESIGN
  * §10): json.c writes strings one fputc per byte and integers with
@@ -74,3 +75,13 @@ void sb_plan_json_uint(struct sb_json *j, uint64_t v)
 	fwrite_unlocked(t + n, 1, sizeof(t) - n, j->out);
 }
 
+
+void sb_json_spec_value(struct sb_json *j, const struct sb_value *v)
+{
+	switch (v->type) {
+	case SB_VALUE_INT: sb_json_int(j, v->u.i); break;
+	case SB_VALUE_FLOAT: sb_json_double(j, v->u.f); break;
+	case SB_VALUE_BOOL: sb_json_bool(j, v->u.b); break;
+	case SB_VALUE_STR: sb_json_strn(j, v->u.str.s, v->u.str.len); break;
+	}
+}

@@ -15,4 +15,8 @@ void sb_plan_json_str(struct sb_json *j, const char *s, size_t n);
 void sb_plan_json_key(struct sb_json *j, const char *key);
 void sb_plan_json_uint(struct sb_json *j, uint64_t v);
 
+struct sb_value;
+/* A parameter value as JSON: int, float (the float text rule), bool, str. */
+void sb_json_spec_value(struct sb_json *j, const struct sb_value *v);
+
 #endif
