@@ -285,8 +285,10 @@ static void print_human(FILE *out, const struct sb_status *st)
 
 static int status_once(const struct status_args *a, struct sb_status *st, struct sb_error *err)
 {
-	struct sb_bench *b = sb_bench_find(a->bench, err);
+	struct sb_bench *b;
 
+	memset(st, 0, sizeof(*st));
+	b = sb_bench_find(a->bench, err);
 	if (b == NULL)
 		return -2;
 	if (sb_bench_plan(b, err) < 0) {
