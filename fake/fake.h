@@ -109,6 +109,10 @@ void fake_expand_pattern(const char *pat, const struct fake_job *j,
 int fake_signal_number(const char *s);
 const char *fake_signal_name(int sig);
 char *fake_xstrdup(const char *s);
+char *fake_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Sorted task ids of an array, collapsed like Slurm ("0-3,5%2"); malloc'd. */
+char *fake_ranges_text(const long *ids, size_t n, int throttle);
+#define FAKE_ROW_MAX (1 << 20)  /* bound on one printed value */
 void *fake_xcalloc(size_t n, size_t sz);
 void fake_trim(char *s);
 int fake_strcaseeq(const char *a, const char *b);

@@ -21,7 +21,7 @@ struct arow {
 	double start, end;
 	struct fake_job *job;
 	struct fake_task *task;
-	char jobid[FAKE_TEXT_MAX / 4];
+	char *jobid;       /* set just before printing */
 	char reason[64];
 	int step_status;   /* wait status of the batch script, -1 unknown */
 	double step_end;
@@ -241,7 +241,7 @@ static void print_cell(const char *v, const struct colspec *c, int parsable)
 static void print_row(const struct arow *r, const struct colspec *cols, int ncols, int parsable,
 		      const char *delim, double now)
 {
-	char val[FAKE_TEXT_MAX];
+	static char val[FAKE_ROW_MAX];
 	int i;
 
 	for (i = 0; i < ncols; i++) {
@@ -555,27 +555,27 @@ int fake_sacct_main(int argc, char **argv)
 		struct arow *r = &rows[k];
 		/* pending array elements not yet split off: one row per array */
 		if (r->raw_id == 0 && r->job->is_array) {
-			long ids[4096];
 			size_t n = 0, m = k;
-			char ranges[FAKE_TEXT_MAX / 4 - 64];
+			long *ids;
+			char *ranges;
 			while (m < nrows && rows[m].array_id == r->array_id && rows[m].raw_id == 0 &&
-			       !strcmp(rows[m].state, r->state)) {
-				if (n < sizeof(ids) / sizeof(ids[0]))
-					ids[n++] = rows[m].task_id;
+			       !strcmp(rows[m].state, r->state))
 				m++;
-			}
-			fake_fmt_ranges(ids, n, ranges, sizeof(ranges));
+			ids = fake_xcalloc(m - k, sizeof(*ids));
+			for (n = 0; n < m - k; n++)
+				ids[n] = rows[k + n].task_id;
+			ranges = fake_ranges_text(ids, n, r->job->throttle);
 			if (n == 1)
-				snprintf(r->jobid, sizeof(r->jobid), "%ld_%ld", r->array_id, r->task_id);
-			else if (r->job->throttle > 0)
-				snprintf(r->jobid, sizeof(r->jobid), "%ld_[%s%%%d]", r->array_id, ranges, r->job->throttle);
+				r->jobid = fake_xasprintf("%ld_%ld", r->array_id, r->task_id);
 			else
-				snprintf(r->jobid, sizeof(r->jobid), "%ld_[%s]", r->array_id, ranges);
+				r->jobid = fake_xasprintf("%ld_[%s]", r->array_id, ranges);
+			free(ranges);
+			free(ids);
 			k = m - 1;
 		} else if (r->job->is_array) {
-			snprintf(r->jobid, sizeof(r->jobid), "%ld_%ld", r->array_id, r->task_id);
+			r->jobid = fake_xasprintf("%ld_%ld", r->array_id, r->task_id);
 		} else {
-			snprintf(r->jobid, sizeof(r->jobid), "%ld", r->array_id);
+			r->jobid = fake_xasprintf("%ld", r->array_id);
 		}
 		print_row(r, cols, ncols, parsable, delim, now);
 		/* without -X: the batch step of every run that started */
@@ -583,11 +583,13 @@ int fake_sacct_main(int argc, char **argv)
 		    !(r->raw_id == 0 && r->job->is_array)) {
 			struct arow step = *r;
 			step.is_step = 1;
-			snprintf(step.jobid, sizeof(step.jobid), "%.*s.batch",
-				 (int)sizeof(step.jobid) - 8, r->jobid);
+			step.jobid = fake_xasprintf("%s.batch", r->jobid);
 			step_outcome(&step);
 			print_row(&step, cols, ncols, parsable, delim, now);
+			free(step.jobid);
 		}
+		free(r->jobid);
+		r->jobid = NULL;
 	}
 	rc = 0;
 out:

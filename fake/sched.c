@@ -577,6 +577,10 @@ static char **build_env(struct fake_state *st, const struct fake_task *t)
 		env_add(&env, &n, &cap, "SLURM_JOB_ACCOUNT", j->account);
 	env_add(&env, &n, &cap, "SLURM_JOB_QOS", "normal");
 	env_add(&env, &n, &cap, "ENVIRONMENT", "BATCH");
+	env_add(&env, &n, &cap, "HOSTNAME", fake_nodename());
+	env_add(&env, &n, &cap, "SLURM_TASKS_PER_NODE", "1");
+	if (j->cpus > 1)
+		SETN("SLURM_CPUS_PER_TASK", j->cpus);
 	env_add(&env, &n, &cap, "SLURM_CONF", "/etc/slurm/slurm.conf");
 	env_add(&env, &n, &cap, "SB_FAKE_SLURM_DIR", st->dir);
 #undef SETN

@@ -13,8 +13,8 @@
 struct qrow {
 	struct fake_task *t;
 	struct fake_job *j;
-	char jobid[FAKE_TEXT_MAX / 4];
-	char taskstr[FAKE_TEXT_MAX / 4 - 32];
+	char *jobid;      /* set just before printing */
+	char *taskstr;
 	const char *state;     /* long name */
 	int collapsed;
 };
@@ -503,34 +503,29 @@ int fake_squeue_main(int argc, char **argv)
 	for (k = 0; k < nrows; k++) {
 		struct qrow *r = &rows[k];
 		struct fake_task *t = r->t;
-		char val[FAKE_TEXT_MAX];
+		static char val[FAKE_ROW_MAX];
 		if (!expand && r->j->is_array && t->raw_id == 0 && !strcmp(r->state, "PENDING")) {
-			long ids[4096];
 			size_t n = 0, m = k;
-			char ranges[FAKE_TEXT_MAX / 4 - 64];
+			long *ids;
 			while (m < nrows && rows[m].t->array_id == t->array_id && rows[m].t->raw_id == 0 &&
-			       !strcmp(rows[m].state, "PENDING")) {
-				if (n < sizeof(ids) / sizeof(ids[0]))
-					ids[n++] = rows[m].t->task_id;
+			       !strcmp(rows[m].state, "PENDING"))
 				m++;
-			}
-			fake_fmt_ranges(ids, n, ranges, sizeof(ranges));
-			if (r->j->throttle > 0)
-				snprintf(r->taskstr, sizeof(r->taskstr), "%s%%%d", ranges, r->j->throttle);
-			else
-				snprintf(r->taskstr, sizeof(r->taskstr), "%s", ranges);
+			ids = fake_xcalloc(m - k, sizeof(*ids));
+			for (n = 0; n < m - k; n++)
+				ids[n] = rows[k + n].t->task_id;
+			r->taskstr = fake_ranges_text(ids, n, r->j->throttle);
+			free(ids);
 			if (n == 1)
-				snprintf(r->jobid, sizeof(r->jobid), "%ld_%ld", t->array_id, t->task_id);
+				r->jobid = fake_xasprintf("%ld_%ld", t->array_id, t->task_id);
 			else
-				if ((size_t)snprintf(r->jobid, sizeof(r->jobid), "%ld_[%s]", t->array_id, r->taskstr) >= sizeof(r->jobid))
-					r->jobid[sizeof(r->jobid) - 1] = '\0';
+				r->jobid = fake_xasprintf("%ld_[%s]", t->array_id, r->taskstr);
 			k = m - 1;
 		} else if (r->j->is_array) {
-			snprintf(r->jobid, sizeof(r->jobid), "%ld_%ld", t->array_id, t->task_id);
-			snprintf(r->taskstr, sizeof(r->taskstr), "%ld", t->task_id);
+			r->jobid = fake_xasprintf("%ld_%ld", t->array_id, t->task_id);
+			r->taskstr = fake_xasprintf("%ld", t->task_id);
 		} else {
-			snprintf(r->jobid, sizeof(r->jobid), "%ld", t->array_id);
-			snprintf(r->taskstr, sizeof(r->taskstr), "N/A");
+			r->jobid = fake_xasprintf("%ld", t->array_id);
+			r->taskstr = fake_xstrdup("N/A");
 		}
 		for (i = 0; i < ncols; i++) {
 			fputs(cols[i].lit, stdout);
@@ -542,6 +537,9 @@ int fake_squeue_main(int argc, char **argv)
 				putchar(' ');
 		}
 		putchar('\n');
+		free(r->jobid);
+		free(r->taskstr);
+		r->jobid = r->taskstr = NULL;
 	}
 	rc = 0;
 out:

@@ -1,6 +1,7 @@
 /* Small helpers of the fake Slurm: time text, array specs, patterns. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
@@ -442,6 +443,17 @@ void fake_fmt_ranges(const long *ids, size_t n, char *buf, size_t len)
 	}
 }
 
+char *fake_ranges_text(const long *ids, size_t n, int throttle)
+{
+	size_t len = n * 24 + 32;
+	char *buf = fake_xcalloc(len, 1);
+
+	fake_fmt_ranges(ids, n, buf, len - 16);
+	if (throttle > 0)
+		snprintf(buf + strlen(buf), 16, "%%%d", throttle);
+	return buf;
+}
+
 void fake_expand_pattern(const char *pat, const struct fake_job *j,
 			 const struct fake_task *t, char *out, size_t len)
 {
@@ -545,6 +557,22 @@ char *fake_xstrdup(const char *s)
 	char *r = strdup(s ? s : "");
 
 	if (!r) {
+		fprintf(stderr, "%s: error: out of memory\n", fake_prog());
+		exit(1);
+	}
+	return r;
+}
+
+char *fake_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *r = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&r, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
 		fprintf(stderr, "%s: error: out of memory\n", fake_prog());
 		exit(1);
 	}

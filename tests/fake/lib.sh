@@ -5,6 +5,11 @@
 set -u
 : "${SB_FAKE_BIN:?SB_FAKE_BIN must name build/fake/bin}"
 export PATH="$SB_FAKE_BIN:$PATH"
+# the caller's settings must not leak in
+for v in $(env | sed -n 's/^\(SB_FAKE_[A-Z_]*\)=.*/\1/p'); do
+	[ "$v" = SB_FAKE_BIN ] || unset "$v"
+done
+unset $(env | sed -n 's/^\(SBATCH_[A-Z_]*\)=.*/\1/p') SLURM_CONF
 T_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/sbfake-test.XXXXXX")
 export SB_FAKE_SLURM_DIR="$T_ROOT/state"
 export SB_FAKE_TIME_UNIT=s
