@@ -104,7 +104,6 @@ static void json_counts(struct sb_json *j, const size_t *counts)
 	sb_json_obj_end(j);
 }
 
-void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
 void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b)
 {
 	sb_json_obj_begin(j);
@@ -285,17 +284,7 @@ static void print_human(FILE *out, const struct sb_status *st)
 
 static int status_once(const struct status_args *a, struct sb_status *st, struct sb_error *err)
 {
-	struct sb_bench *b;
-
-	memset(st, 0, sizeof(*st));
-	b = sb_bench_find(a->bench, err);
-	if (b == NULL)
-		return -2;
-	if (sb_bench_plan(b, err) < 0) {
-		sb_bench_destroy(b);
-		return -1;
-	}
-	return sb_status_compute(b, &a->o, st, err);
+	return sb_status_run(a->bench, &a->o, st, err);
 }
 
 static int all_succeeded(const struct sb_status *st)

@@ -19,5 +19,6 @@ int cmd_list(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "plan", cmd_plan, "expand a benchmark spec into its children" },
 	{ "submit", cmd_submit, "submit a benchmark's children as job arrays" },
 	{ "status", cmd_status, "classify every child of a benchmark" },
+	{ "analyze", cmd_analyze, "statistics over the children that succeeded" },
 	{ "wait", cmd_wait, "wait until no child is pending or running" },
 	{ "list", cmd_list, "list the benchmarks the local index knows" },
 	{ "index", cmd_index, "rebuild the local index from benchmark directories" },

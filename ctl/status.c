@@ -748,6 +748,22 @@ out:
 	return rc;
 }
 
+int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_status *st,
+		  struct sb_error *err)
+{
+	struct sb_bench *b;
+
+	memset(st, 0, sizeof(*st));
+	b = sb_bench_find(bench, err);
+	if (b == NULL)
+		return -2;
+	if (sb_bench_plan(b, err) < 0) {
+		sb_bench_destroy(b);
+		return -1;
+	}
+	return sb_status_compute(b, o, st, err);
+}
+
 void sb_status_release(struct sb_status *st)
 {
 	size_t c, i, m;

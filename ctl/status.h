@@ -72,7 +72,18 @@ struct sb_status {
 int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		      struct sb_status *st, struct sb_error *err);
 
+/* Finds the benchmark a BENCH argument names (sb_bench_find), plans it and
+ * computes its status.  -2 when BENCH names no benchmark (a usage error),
+ * -1 on other failures; st can be released either way. */
+int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_status *st,
+		  struct sb_error *err);
+
 void sb_status_release(struct sb_status *st);
+
+struct sb_json;
+/* The "benchmark" object of the --json outputs: name, tag, digest, dir,
+ * children (ctl/cmd_status.c). */
+void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
 
 /* The text of a child's scheduler state for output ("COMPLETED",
  * "CANCELLED by 1001"), or NULL when there is none. */

@@ -1,0 +1,282 @@
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/analyze.h"
+#include "ctl/spec.h"
+#include "sbench/plan.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void sb_stats_compute(const double *values, size_t n, struct sb_stats *s)
+{
+	double sum = 0, sq = 0, *sorted = malloc(n * sizeof(*sorted));
+	size_t i;
+
+	s->n = n;
+	s->min = s->max = values[0];
+	for (i = 0; i < n; i++) {
+		sum += values[i];
+		if (values[i] < s->min)
+			s->min = values[i];
+		if (values[i] > s->max)
+			s->max = values[i];
+	}
+	s->mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		sq += (values[i] - s->mean) * (values[i] - s->mean);
+	s->stddev = n < 2 ? NAN : sqrt(sq / (double)(n - 1));
+	if (sorted == NULL) {
+		s->median = NAN;
+		return;
+	}
+	memcpy(sorted, values, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	free(sorted);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every metric name of every succeeded child, sorted, distinct. */
+static int metrics_found(const struct sb_status *st, struct sb_analysis *a)
+{
+	size_t c, m, cap = 0, k;
+
+	for (c = 0; c < st->n; c++) {
+		const struct sb_attempt_status *at = st->children[c].latest;
+		if (st->children[c].cls != SB_CLASS_SUCCEEDED || at == NULL)
+			continue;
+		for (m = 0; m < at->nmetrics; m++) {
+			for (k = 0; k < a->nmetrics; k++)
+				if (!strcmp(a->metrics[k], at->metrics[m].name))
+					break;
+			if (k < a->nmetrics)
+				continue;
+			if (a->nmetrics == cap) {
+				char **v = realloc(a->metrics, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+				if (v == NULL)
+					return -1;
+				a->metrics = v;
+			}
+			if ((a->metrics[a->nmetrics] = strdup(at->metrics[m].name)) == NULL)
+				return -1;
+			a->nmetrics++;
+		}
+	}
+	if (a->nmetrics > 1)
+		qsort(a->metrics, a->nmetrics, sizeof(*a->metrics), cmp_str);
+	return 0;
+}
+
+/* The metric `name` of child c when it succeeded, or NULL. */
+static const struct sb_metric *metric_of(const struct sb_status *st, size_t c, const char *name)
+{
+	const struct sb_attempt_status *at = st->children[c].latest;
+	size_t k;
+
+	if (st->children[c].cls != SB_CLASS_SUCCEEDED || at == NULL)
+		return NULL;
+	for (k = 0; k < at->nmetrics; k++)
+		if (!strcmp(at->metrics[k].name, name))
+			return &at->metrics[k];
+	return NULL;
+}
+
+static int find_param(const struct sb_spec *spec, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sb_spec_param_count(spec); i++)
+		if (!strcmp(sb_spec_param_name(spec, i), name))
+			return (int)i;
+	return -1;
+}
+
+/* A hash table from a child's group values to its group. */
+struct gtable {
+	size_t *slots; /* group index + 1, 0 = empty */
+	size_t cap;
+};
+
+static uint64_t group_hash(struct sb_child *ch, const struct sb_analysis *a)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t k;
+
+	for (k = 0; k < a->nby; k++)
+		h = (h ^ sb_value_hash(sb_child_param(ch, a->by[k]))) * 1099511628211ULL;
+	return h;
+}
+
+static bool same_group(struct sb_child *x, struct sb_child *y, const struct sb_analysis *a)
+{
+	size_t k;
+
+	for (k = 0; k < a->nby; k++)
+		if (!sb_value_equal(sb_child_param(x, a->by[k]), sb_child_param(y, a->by[k])))
+			return false;
+	return true;
+}
+
+int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_by,
+	       char *const *metrics, size_t nmetrics, struct sb_analysis *out, struct sb_error *err)
+{
+	const struct sb_spec *spec = st->bench->spec;
+	const struct sb_plan *plan = st->bench->plan;
+	struct sb_child *ch = sb_child_create(), *other = sb_child_create();
+	struct gtable t = { 0 };
+	size_t *group_of = NULL, *start = NULL, *fill = NULL, c, k, m, g;
+	double *vals = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (ch == NULL || other == NULL)
+		goto oom;
+	/* what to group by */
+	if (group_by == NULL) {
+		ngroup_by = sb_spec_group_by_count(spec);
+		out->by = calloc(ngroup_by + 1, sizeof(*out->by));
+		if (out->by == NULL)
+			goto oom;
+		for (k = 0; k < ngroup_by; k++)
+			out->by[out->nby++] = (size_t)find_param(spec, sb_spec_group_by(spec, k));
+	} else {
+		out->by = calloc(ngroup_by + 1, sizeof(*out->by));
+		if (out->by == NULL)
+			goto oom;
+		for (k = 0; k < ngroup_by; k++) {
+			int p = find_param(spec, group_by[k]);
+			if (p < 0) {
+				sb_errorf(err, "--group-by: '%s' is not a parameter of benchmark '%s'",
+					  group_by[k], st->bench->name);
+				goto fail;
+			}
+			out->by[out->nby++] = (size_t)p;
+		}
+	}
+	/* which metrics */
+	if (metrics == NULL && sb_spec_has_analysis_metrics(spec)) {
+		nmetrics = sb_spec_analysis_metric_count(spec);
+		out->metrics = calloc(nmetrics + 1, sizeof(*out->metrics));
+		if (out->metrics == NULL)
+			goto oom;
+		for (k = 0; k < nmetrics; k++)
+			if ((out->metrics[out->nmetrics++] = strdup(sb_spec_analysis_metric(spec, k))) == NULL)
+				goto oom;
+	} else if (metrics != NULL) {
+		out->metrics = calloc(nmetrics + 1, sizeof(*out->metrics));
+		if (out->metrics == NULL)
+			goto oom;
+		for (k = 0; k < nmetrics; k++)
+			if ((out->metrics[out->nmetrics++] = strdup(metrics[k])) == NULL)
+				goto oom;
+	} else if (metrics_found(st, out) < 0) {
+		goto oom;
+	}
+
+	/* groups, in the order of their first child */
+	group_of = malloc((st->n ? st->n : 1) * sizeof(*group_of));
+	t.cap = 64;
+	while (t.cap < 2 * st->n)
+		t.cap *= 2;
+	t.slots = calloc(t.cap, sizeof(*t.slots));
+	if (group_of == NULL || t.slots == NULL)
+		goto oom;
+	for (c = 0; c < st->n; c++) {
+		size_t slot;
+
+		if (sb_plan_child_params(plan, c, ch, err) < 0)
+			goto fail;
+		for (slot = group_hash(ch, out) & (t.cap - 1);; slot = (slot + 1) & (t.cap - 1)) {
+			if (t.slots[slot] == 0) {
+				struct sb_group *v = realloc(out->groups, (out->ngroups + 1) * sizeof(*v));
+				if (v == NULL)
+					goto oom;
+				out->groups = v;
+				memset(&v[out->ngroups], 0, sizeof(*v));
+				v[out->ngroups].first = c;
+				t.slots[slot] = ++out->ngroups;
+				break;
+			}
+			g = t.slots[slot] - 1;
+			if (sb_plan_child_params(plan, out->groups[g].first, other, err) < 0)
+				goto fail;
+			if (same_group(ch, other, out))
+				break;
+		}
+		g = t.slots[slot] - 1;
+		group_of[c] = g;
+		out->groups[g].classes[st->children[c].cls]++;
+		out->groups[g].n += st->children[c].cls == SB_CLASS_SUCCEEDED;
+	}
+	/* statistics: each group's values in child-index order, bucketed in
+	 * one pass per metric (a counting sort by group) */
+	vals = malloc((st->n ? st->n : 1) * sizeof(*vals));
+	start = calloc(out->ngroups + 1, sizeof(*start));
+	fill = calloc(out->ngroups + 1, sizeof(*fill));
+	if (vals == NULL || start == NULL || fill == NULL)
+		goto oom;
+	for (g = 0; g < out->ngroups; g++) {
+		out->groups[g].stats = calloc(out->nmetrics + 1, sizeof(*out->groups[g].stats));
+		if (out->groups[g].stats == NULL)
+			goto oom;
+	}
+	for (m = 0; m < out->nmetrics; m++) {
+		memset(start, 0, (out->ngroups + 1) * sizeof(*start));
+		for (c = 0; c < st->n; c++)
+			if (metric_of(st, c, out->metrics[m]) != NULL)
+				start[group_of[c] + 1]++;
+		for (g = 0; g < out->ngroups; g++)
+			start[g + 1] += start[g];
+		memcpy(fill, start, (out->ngroups + 1) * sizeof(*fill));
+		for (c = 0; c < st->n; c++) {
+			const struct sb_metric *x = metric_of(st, c, out->metrics[m]);
+			if (x != NULL)
+				vals[fill[group_of[c]]++] = x->value;
+		}
+		for (g = 0; g < out->ngroups; g++)
+			if (start[g + 1] > start[g])
+				sb_stats_compute(vals + start[g], start[g + 1] - start[g],
+						 &out->groups[g].stats[m]);
+	}
+	rc = 0;
+	goto done;
+oom:
+	sb_errorf(err, "out of memory");
+fail:
+	sb_analysis_release(out);
+done:
+	free(vals);
+	free(start);
+	free(fill);
+	free(group_of);
+	free(t.slots);
+	sb_child_destroy(ch);
+	sb_child_destroy(other);
+	return rc;
+}
+
+void sb_analysis_release(struct sb_analysis *a)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->nmetrics; i++)
+		free(a->metrics[i]);
+	for (i = 0; i < a->ngroups; i++)
+		free(a->groups[i].stats);
+	free(a->metrics);
+	free(a->groups);
+	free(a->by);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,43 @@
+/* sbctl analyze (DESIGN §8): statistics of each group of children, over the
+ * succeeded ones only, from the metrics of their verified finish records. */
+#ifndef SB_CTL_ANALYZE_H
+#define SB_CTL_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ctl/status.h"
+
+struct sb_stats {
+	size_t n;
+	double mean, stddev, min, median, max; /* stddev NaN when n < 2 */
+};
+
+struct sb_group {
+	size_t first;               /* the first child of the group (for its params) */
+	size_t n;                   /* succeeded children */
+	size_t classes[SB_CLASS_COUNT];
+	struct sb_stats *stats;     /* one per analysis metric; n 0 when none */
+};
+
+struct sb_analysis {
+	size_t *by;                 /* parameter indices grouped by */
+	size_t nby;
+	char **metrics;             /* metric names analysed, in output order */
+	size_t nmetrics;
+	struct sb_group *groups;    /* in the order of their first child */
+	size_t ngroups;
+};
+
+/* Groups and aggregates.  group_by / metrics: NULL for the spec's analysis
+ * section (default every parameter, and every metric found), else names.
+ * -1 with err for an unknown parameter name. */
+int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_by,
+	       char *const *metrics, size_t nmetrics, struct sb_analysis *out, struct sb_error *err);
+
+void sb_analysis_release(struct sb_analysis *a);
+
+/* The statistics of values[0..n) (n > 0), summed in the order given. */
+void sb_stats_compute(const double *values, size_t n, struct sb_stats *s);
+
+#endif
