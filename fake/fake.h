@@ -32,6 +32,7 @@ struct fake_job {
 	int sig, sig_time, sig_batch; /* --signal; sig 0 = none */
 	int cpus;
 	int requeue;
+	int open_append;      /* --open-mode=append */
 	double submit;
 	int uid, gid;
 	int task_min, task_max, task_count, task_step;

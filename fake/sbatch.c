@@ -551,6 +551,11 @@ int fake_sbatch_main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (o.openmode && strcmp(o.openmode, "append") != 0 && strcmp(o.openmode, "truncate") != 0) {
+		fprintf(stderr, "sbatch: error: Invalid --open-mode argument: %s. Ignored\n", o.openmode);
+		free(o.openmode);
+		o.openmode = NULL;
+	}
 	if (o.begin && fake_parse_when(o.begin, fake_now(), &begin) != 0) {
 		fprintf(stderr, "sbatch: error: Invalid time specification %s\n", o.begin);
 		return 1;
@@ -645,6 +650,7 @@ int fake_sbatch_main(int argc, char **argv)
 	j.sig_batch = sigb;
 	j.cpus = o.cpus ? (int)atol(o.cpus) : 1;
 	j.requeue = o.requeue;
+	j.open_append = o.openmode && !strcmp(o.openmode, "append");
 	j.submit = fake_now();
 	j.uid = (int)getuid();
 	j.gid = (int)getgid();

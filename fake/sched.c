@@ -638,7 +638,7 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 			if (chdir("/tmp") != 0)
 				_exit(1);
 		}
-		flags = O_WRONLY | O_CREAT | (t->restarts > 0 ? O_APPEND : O_TRUNC);
+		flags = O_WRONLY | O_CREAT | (t->restarts > 0 || j->open_append ? O_APPEND : O_TRUNC);
 		ofd = open(outp, flags, 0644);
 		if (ofd < 0)
 			_exit(1);

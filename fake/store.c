@@ -21,7 +21,7 @@ static const char schema[] =
 	" err TEXT, dep TEXT, partition TEXT, account TEXT, user TEXT, export_spec TEXT,"
 	" argv TEXT, time_limit INT, sig INT, sig_time INT, sig_batch INT, cpus INT,"
 	" requeue INT, submit REAL, uid INT, gid INT, task_min INT, task_max INT,"
-	" task_count INT, task_step INT);"
+	" task_count INT, task_step INT, open_append INT DEFAULT 0);"
 	"CREATE TABLE IF NOT EXISTS tasks(array_id INT, task_id INT, raw_id INT, state TEXT,"
 	" reason TEXT, completing INT, restarts INT, begin REAL, start REAL, end REAL,"
 	" status INT, sup_pid INT, pgid INT, kill_state TEXT, kill_sig INT, kill_time REAL,"
@@ -81,6 +81,10 @@ int fake_open(struct fake_state *st)
 		st->db = NULL;
 		return -1;
 	}
+	/* columns added after the first version: fails harmlessly when present */
+	sqlite3_exec(st->db, "ALTER TABLE jobs ADD COLUMN open_append INT DEFAULT 0", NULL, NULL, NULL);
+	sqlite3_exec(st->db, "ALTER TABLE acct ADD COLUMN step_status INT DEFAULT -1", NULL, NULL, NULL);
+	sqlite3_exec(st->db, "ALTER TABLE acct ADD COLUMN step_end REAL DEFAULT 0", NULL, NULL, NULL);
 	st->now = fake_now();
 	return 0;
 }
@@ -234,7 +238,7 @@ int fake_load(struct fake_state *st)
 	s = prep(st, "SELECT id, is_array, throttle, array_spec, name, comment, workdir,"
 		 " submit_dir, out, err, dep, partition, account, user, export_spec, argv,"
 		 " time_limit, sig, sig_time, sig_batch, cpus, requeue, submit, uid, gid,"
-		 " task_min, task_max, task_count, task_step FROM jobs ORDER BY id");
+		 " task_min, task_max, task_count, task_step, open_append FROM jobs ORDER BY id");
 	if (!s)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -279,6 +283,7 @@ int fake_load(struct fake_state *st)
 		j->task_max = sqlite3_column_int(s, 26);
 		j->task_count = sqlite3_column_int(s, 27);
 		j->task_step = sqlite3_column_int(s, 28);
+		j->open_append = sqlite3_column_int(s, 29);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -368,8 +373,8 @@ int fake_job_insert(struct fake_state *st, const struct fake_job *j)
 	sqlite3_stmt *s = prep(st, "INSERT INTO jobs(id, is_array, throttle, array_spec, name,"
 		" comment, workdir, submit_dir, out, err, dep, partition, account, user, export_spec,"
 		" argv, time_limit, sig, sig_time, sig_batch, cpus, requeue, submit, uid, gid,"
-		" task_min, task_max, task_count, task_step) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?)");
+		" task_min, task_max, task_count, task_step, open_append) VALUES(?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 
 	if (!s)
 		return -1;
@@ -402,6 +407,7 @@ int fake_job_insert(struct fake_state *st, const struct fake_job *j)
 	sqlite3_bind_int(s, 27, j->task_max);
 	sqlite3_bind_int(s, 28, j->task_count);
 	sqlite3_bind_int(s, 29, j->task_step);
+	sqlite3_bind_int(s, 30, j->open_append);
 	return step_done(st, s);
 }
 

@@ -57,6 +57,16 @@ expect "slurm-%A_%a.out" "$(cat slurm-1006_1.out slurm-1006_4.out)" "array 1
 array 4"
 expect "zero padded %3a" "$(sbatch --parsable -a 7 -o 'pad-%3a.out' --wrap 'echo x' >/dev/null; wait_for 5 all_done; cat pad-007.out)" "x"
 
+# --open-mode: truncate by default, append on request
+echo old > keep.out
+echo old > trunc.out
+sbatch -o keep.out --open-mode=append --wrap 'echo new' >/dev/null
+sbatch -o trunc.out --wrap 'echo new' >/dev/null
+wait_for 5 all_done
+expect "--open-mode=append" "$(cat keep.out)" "old
+new"
+expect "default truncate" "$(cat trunc.out)" "new"
+
 # --time in every Slurm form (SB_FAKE_TIME_UNIT=s: a minute counts as a second)
 for t in 5 5:30 1:00:00 1-0 1-2:3 1-2:3:4 0:02 UNLIMITED; do
 	id=$(sbatch --parsable -t "$t" --begin=now+3600 --wrap true)
