@@ -39,7 +39,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: sbfake COMMAND [ARGS]   (state in $SB_FAKE_SLURM_DIR; see docs/sbfake.md)\n"
-		"  fail-node [JOBID...]         node failure: SIGKILL, state NODE_FAIL (all running jobs by default)\n"
+		"  fail-node [--requeue] [JOBID...]  node failure: SIGKILL, state NODE_FAIL (all running jobs by default)\n"
 		"  oom JOBID...                 OOM kill of the job's largest process, state OUT_OF_MEMORY 0:125\n"
 		"  preempt [--requeue] JOBID... SIGTERM, SIGKILL after KillWait, state PREEMPTED\n"
 		"  requeue JOBID...             like scontrol requeue: REQUEUED row, runs again (SLURM_RESTART_COUNT+1)\n"
@@ -86,12 +86,28 @@ static int need_running(const struct fake_task *t)
 	return 0;
 }
 
+/* The run ends as STATE; with requeue the job is then queued again. */
+static int end_run(struct fake_state *st, struct fake_task *t, const char *state, int sig, int requeue)
+{
+	char ks[64];
+
+	if (fake_request_kill(st, t, state, sig) != 0)
+		return -1;
+	if (!requeue)
+		return 0;
+	snprintf(ks, sizeof(ks), "%s+REQUEUE", state);
+	free(t->kill_state);
+	t->kill_state = fake_xstrdup(ks);
+	free(t->state);
+	t->state = fake_xstrdup("REQUEUED");
+	return fake_task_save(st, t);
+}
+
 static int do_fail(struct fake_state *st, struct fake_task *t, void *arg)
 {
-	(void)arg;
 	if (!need_running(t))
 		return 0;
-	return fake_request_kill(st, t, "NODE_FAIL", SIGKILL);
+	return end_run(st, t, "NODE_FAIL", SIGKILL, arg ? *(int *)arg : 0);
 }
 
 static int do_oom(struct fake_state *st, struct fake_task *t, void *arg)
@@ -112,17 +128,9 @@ static int do_preempt(struct fake_state *st, struct fake_task *t, void *arg)
 		fprintf(stderr, "sbfake: error: job %ld is not running\n", t->raw_id ? t->raw_id : t->array_id);
 		return -1;
 	}
-	if (requeue) {
-		/* PreemptMode=REQUEUE: the run ends as PREEMPTED, a new one is queued */
-		if (fake_request_kill(st, t, "PREEMPTED", SIGTERM) != 0)
-			return -1;
-		free(t->kill_state);
-		t->kill_state = fake_xstrdup("PREEMPTED+REQUEUE");
-		free(t->state);
-		t->state = fake_xstrdup("REQUEUED");
-		return fake_task_save(st, t);
-	}
-	return fake_request_kill(st, t, "PREEMPTED", SIGTERM);
+	/* with --requeue (PreemptMode=REQUEUE) the run ends as PREEMPTED and a
+	 * new one is queued */
+	return end_run(st, t, "PREEMPTED", SIGTERM, requeue);
 }
 
 static int do_requeue(struct fake_state *st, struct fake_task *t, void *arg)
@@ -202,11 +210,12 @@ int fake_sbfake_main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(cmd, "fail-node")) {
-		if (argc > 2) {
-			rc = for_each_task(&st, argc - 2, argv + 2, do_fail, NULL);
+		int requeue = argc > 2 && !strcmp(argv[2], "--requeue");
+		if (argc > 2 + requeue) {
+			rc = for_each_task(&st, argc - 2 - requeue, argv + 2 + requeue, do_fail, &requeue);
 		} else {
 			for (size_t k = 0; k < st.ntasks; k++)
-				if (do_fail(&st, &st.tasks[k], NULL) != 0)
+				if (do_fail(&st, &st.tasks[k], &requeue) != 0)
 					rc = 1;
 		}
 	} else if (!strcmp(cmd, "oom") && argc > 2) {

@@ -851,9 +851,13 @@ int fake_supervise_main(int argc, char **argv)
 		t->sup_pid = 0;
 	} else if (!strcmp(t->state, "REQUEUED")) {
 		/* the run's batch step ended now */
+		char how[64] = "REQUEUED";
+		/* "PREEMPTED+REQUEUE", "NODE_FAIL+REQUEUE": the run ended as X */
+		if (t->kill_state && strstr(t->kill_state, "+REQUEUE"))
+			snprintf(how, sizeof(how), "%.*s", (int)(strstr(t->kill_state, "+REQUEUE") - t->kill_state),
+				 t->kill_state);
 		if (!t->lost)
-			fake_acct_record(&st, t, t->kill_state && !strcmp(t->kill_state, "PREEMPTED+REQUEUE") ?
-					 "PREEMPTED" : "REQUEUED", "0:0");
+			fake_acct_record(&st, t, how, "0:0");
 		fake_requeue_task(&st, t);
 	} else {
 		char ec[32];

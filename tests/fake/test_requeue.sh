@@ -53,4 +53,13 @@ sbfake preempt --requeue $p
 wait_for 5 up pre.out 1
 expect "preempted and requeued" "$(sacct -P -n -X -D -j $p -o State | tr '\n' ' ')" "PREEMPTED RUNNING "
 scancel $p
+
+# node failure with JobRequeue: NODE_FAIL row, then a new run
+nf=$(sbatch --parsable -o nf.out rq.sh)
+wait_for 5 up nf.out unset
+sbfake fail-node --requeue $nf
+wait_for 5 up nf.out 1
+expect "node failure and requeue" "$(sacct -P -n -X -D -j $nf -o State | tr '\n' ' ')" "NODE_FAIL RUNNING "
+expect "killed without TERM" "$(grep -c TERM nf.out)" "0"
+scancel $nf
 t_done
