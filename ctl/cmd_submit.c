@@ -1,9 +1,11 @@
 /* sbctl submit SPEC [--root DIR] [--dry-run] [--json] (docs/sbctl-submit.md) */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl/commands.h"
+#include "ctl/status.h"
 #include "ctl/submit.h"
 #include "proto/json.h"
 
@@ -140,5 +142,130 @@ int cmd_submit(int argc, char **argv)
 			print_human(stdout, &res);
 	}
 	sb_submit_result_release(&res);
+	return fflush(stdout) == 0 ? SB_EXIT_OK : SB_EXIT_RUNTIME;
+}
+
+/* sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json] */
+int cmd_rerun(int argc, char **argv)
+{
+	static const char usage_text[] =
+		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json]\n"
+		"\n"
+		"Submits a new attempt for the children whose class is one of CLASS\n"
+		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
+		"invalid).  Earlier attempts stay in the record.\n";
+	struct sb_status_opts so = { .settle_s = 10, .record_outcomes = true };
+	struct sb_submit_result res;
+	struct sb_status st;
+	struct sb_error err;
+	bool want[SB_CLASS_COUNT] = { false }, dry = false, json = false, resumed;
+	const char *bench = NULL;
+	char *only = NULL;
+	size_t *children = NULL, n = 0, c;
+	int i, rc, k;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strncmp(argv[i], "--only=", 7))
+			only = argv[i] + 7;
+		else if (!strcmp(argv[i], "--dry-run"))
+			dry = true;
+		else if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return SB_EXIT_OK;
+		} else if (argv[i][0] == '-' || bench) {
+			fprintf(stderr, "sbctl rerun: unexpected argument '%s'\n%s", argv[i], usage_text);
+			return SB_EXIT_USAGE;
+		} else
+			bench = argv[i];
+	}
+	if (bench == NULL || only == NULL || (dry && json)) {
+		fprintf(stderr, "sbctl rerun: %s\n%s", bench == NULL ? "missing BENCH" : only == NULL ?
+			"--only CLASS[,CLASS...] is required" : "--dry-run and --json exclude each other",
+			usage_text);
+		return SB_EXIT_USAGE;
+	}
+	for (char *tok = strtok(only, ","); tok; tok = strtok(NULL, ",")) {
+		for (k = 0; k < SB_CLASS_COUNT && strcmp(tok, sb_class_name((enum sb_class)k)); k++)
+			;
+		if (k == SB_CLASS_COUNT || k == SB_CLASS_SUCCEEDED || k == SB_CLASS_RUNNING ||
+		    k == SB_CLASS_PENDING) {
+			fprintf(stderr, "sbctl rerun: '%s' %s\n", tok, k == SB_CLASS_COUNT ? "is not a class"
+				: "cannot be rerun (only children that are over and did not succeed can)");
+			return SB_EXIT_USAGE;
+		}
+		want[k] = true;
+	}
+	rc = sb_status_run(bench, &so, &st, &err);
+	if (rc < 0) {
+		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
+		sb_status_release(&st);
+		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
+	}
+	children = malloc((st.n ? st.n : 1) * sizeof(*children));
+	if (children == NULL) {
+		sb_status_release(&st);
+		fputs("sbctl rerun: out of memory\n", stderr);
+		return SB_EXIT_RUNTIME;
+	}
+	for (c = 0; c < st.n; c++)
+		if (want[st.children[c].cls])
+			children[n++] = c;
+	rc = sb_rerun(st.bench, children, n, dry, stdout, &res, &resumed, &err);
+	if (rc < 0) {
+		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
+		if (res.njobs > 0 && res.njobs < res.nchunks)
+			fprintf(stderr, "sbctl rerun: %zu of %zu job arrays are submitted; run 'sbctl rerun' "
+				"again to continue\n", res.njobs, res.nchunks);
+		rc = SB_EXIT_RUNTIME;
+	} else if (!dry) {
+		if (resumed && !json)
+			printf("an interrupted submission (attempt %s) was resumed first; run 'sbctl rerun' "
+			       "again for the children chosen now\n", res.njobs ? "below" : "?");
+		if (json)
+			print_json(stdout, &res);
+		else if (res.njobs == 0)
+			printf("no child of %s is %s: nothing to rerun\n", res.name, only);
+		else
+			print_human(stdout, &res);
+		rc = fflush(stdout) == 0 ? SB_EXIT_OK : SB_EXIT_RUNTIME;
+	} else {
+		rc = SB_EXIT_OK;
+	}
+	free(children);
+	sb_submit_result_release(&res);
+	sb_status_release(&st);
+	return rc;
+}
+
+/* sbctl cancel BENCH */
+int cmd_cancel(int argc, char **argv)
+{
+	struct sb_bench *b;
+	struct sb_error err;
+	size_t n;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+		fputs("usage: sbctl cancel BENCH\n\nCancels every job array of the benchmark that still "
+		      "has pending or running\nchildren, and records that it did.\n", help ? stdout : stderr);
+		return help ? SB_EXIT_OK : SB_EXIT_USAGE;
+	}
+	b = sb_bench_find(argv[1], &err);
+	if (b == NULL) {
+		fprintf(stderr, "sbctl cancel: %s\n", err.msg);
+		return SB_EXIT_USAGE;
+	}
+	if (sb_cancel(b, &n, stdout, &err) < 0) {
+		fprintf(stderr, "sbctl cancel: %s\n", err.msg);
+		sb_bench_destroy(b);
+		return SB_EXIT_RUNTIME;
+	}
+	if (n == 0)
+		printf("nothing to cancel: no job of %s is pending or running\n", b->name);
+	sb_bench_destroy(b);
 	return fflush(stdout) == 0 ? SB_EXIT_OK : SB_EXIT_RUNTIME;
 }

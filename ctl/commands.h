@@ -20,5 +20,8 @@ int cmd_index(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_rerun(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_output(int argc, char **argv);
 
 #endif

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <msgpack.h>
+
 #include "ctl/canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
@@ -381,4 +383,109 @@ void sb_jobs_argv_free(char **argv)
 	for (char **p = argv; *p; p++)
 		free(*p);
 	free(argv);
+}
+
+int64_t sb_jobs_last_attempt(const struct sb_bench *b)
+{
+	char dir[PATH_MAX];
+	int64_t a = -1;
+
+	for (;;) {
+		snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, b->dir, a + 1);
+		if (access(dir, F_OK) != 0)
+			return a;
+		a++;
+	}
+}
+
+/* The child indices of a task map, in task order. */
+static int map_children(const char *path, size_t **children, size_t *n, struct sb_error *err)
+{
+	const msgpack_object *tasks = NULL;
+	msgpack_unpacked u;
+	char *data;
+	size_t len, off = 0;
+	uint32_t i, k;
+	int rc = -1;
+
+	if (sb_fs_read_file(path, MAP_MAX, &data, &len, err) < 0)
+		return -1;
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, data, len, &off) == MSGPACK_UNPACK_SUCCESS &&
+	    u.data.type == MSGPACK_OBJECT_MAP)
+		for (i = 0; i < u.data.via.map.size; i++) {
+			const msgpack_object *key = &u.data.via.map.ptr[i].key;
+			if (key->type == MSGPACK_OBJECT_STR && key->via.str.size == 5 &&
+			    !memcmp(key->via.str.ptr, "tasks", 5))
+				tasks = &u.data.via.map.ptr[i].val;
+		}
+	if (tasks == NULL || tasks->type != MSGPACK_OBJECT_ARRAY || tasks->via.array.size == 0 ||
+	    (*children = malloc(tasks->via.array.size * sizeof(**children))) == NULL) {
+		sb_errorf(err, "task map '%s' cannot be read back", path);
+		goto out;
+	}
+	for (i = 0; i < tasks->via.array.size; i++) {
+		const msgpack_object *t = &tasks->via.array.ptr[i];
+		(*children)[i] = SIZE_MAX;
+		for (k = 0; t->type == MSGPACK_OBJECT_MAP && k < t->via.map.size; k++) {
+			const msgpack_object *key = &t->via.map.ptr[k].key, *v = &t->via.map.ptr[k].val;
+			if (key->type == MSGPACK_OBJECT_STR && key->via.str.size == 5 &&
+			    !memcmp(key->via.str.ptr, "child", 5) && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+				(*children)[i] = (size_t)v->via.u64;
+		}
+		if ((*children)[i] == SIZE_MAX) {
+			free(*children);
+			sb_errorf(err, "task map '%s': task %u names no child", path, i);
+			goto out;
+		}
+	}
+	*n = tasks->via.array.size;
+	rc = 0;
+out:
+	msgpack_unpacked_destroy(&u);
+	free(data);
+	return rc;
+}
+
+int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t throttle,
+			 struct sb_chunks *out, int *found, struct sb_error *err)
+{
+	char path[PATH_MAX];
+	size_t *all = NULL, n = 0, k;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	*found = 0;
+	snprintf(path, sizeof(path), "%s/jobs/a%" PRId64, b->dir, attempt);
+	if (access(path, F_OK) != 0)
+		return 0;
+	*found = 1;
+	for (k = 0;; k++) {
+		size_t *c, cn, *v;
+		snprintf(path, sizeof(path), "%s/jobs/a%" PRId64 "/chunk-%zu.map", b->dir, attempt, k);
+		if (access(path, F_OK) != 0)
+			break;
+		if (map_children(path, &c, &cn, err) < 0)
+			goto out;
+		v = realloc(all, (n + cn) * sizeof(*v));
+		if (v == NULL) {
+			free(c);
+			sb_errorf(err, "out of memory");
+			goto out;
+		}
+		all = v;
+		memcpy(all + n, c, cn * sizeof(*c));
+		n += cn;
+		free(c);
+	}
+	if (n == 0) {
+		sb_errorf(err, "attempt %" PRId64 " of '%s' has a jobs directory but no task map", attempt, b->dir);
+		goto out;
+	}
+	/* the maps were written by sb_jobs_layout: laying the same children out
+	 * again gives the same chunks */
+	rc = sb_jobs_layout(b, attempt, all, n, throttle, out, err);
+out:
+	free(all);
+	return rc;
 }

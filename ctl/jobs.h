@@ -34,6 +34,14 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 
 void sb_chunks_release(struct sb_chunks *c);
 
+/* Reads back the chunks of an attempt from its task maps.  *found is 0 when
+ * the attempt has no jobs directory. */
+int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t throttle,
+			 struct sb_chunks *out, int *found, struct sb_error *err);
+
+/* The highest attempt with a jobs directory, or -1. */
+int64_t sb_jobs_last_attempt(const struct sb_bench *b);
+
 /* The sbagent that batch scripts run: $SB_AGENT when set, else the sbagent
  * beside the running sbctl.  Returns a malloc'd absolute path, or NULL. */
 char *sb_jobs_agent_path(struct sb_error *err);

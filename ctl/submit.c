@@ -248,10 +248,13 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_chunks *chunks,
 			  const char *agent)
 {
-	size_t k, t;
+	size_t k, t, n = 0;
 
-	fprintf(out, "benchmark %s (%s): %zu children in %zu job array%s\n", b->name, b->digest,
-		b->children, chunks->n, chunks->n == 1 ? "" : "s");
+	for (k = 0; k < chunks->n; k++)
+		n += chunks->v[k].n;
+	fprintf(out, "benchmark %s (%s), attempt %" PRId64 ": %zu children in %zu job array%s\n",
+		b->name, b->digest, chunks->n ? chunks->v[0].attempt : 0, n, chunks->n,
+		chunks->n == 1 ? "" : "s");
 	fprintf(out, "directory %s (not created: --dry-run)\n", b->dir);
 	for (k = 0; k < chunks->n; k++) {
 		const struct sb_chunk *ch = &chunks->v[k];
@@ -410,4 +413,203 @@ void sb_submit_result_release(struct sb_submit_result *res)
 	free(res->dir);
 	free(res->name);
 	memset(res, 0, sizeof(*res));
+}
+
+static int result_header(struct sb_submit_result *res, const struct sb_bench *b, struct sb_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	res->dir = strdup(b->dir);
+	res->name = strdup(b->name);
+	memcpy(res->digest, b->digest, 65);
+	if (res->dir == NULL || res->name == NULL)
+		return sb_errorf(err, "out of memory");
+	return 0;
+}
+
+/* 1 when every chunk of the attempt has a submitted record. */
+static int attempt_complete(const struct sb_bench *b, const struct sb_chunks *chunks, struct sb_error *err)
+{
+	char keypath[PATH_MAX];
+	struct sb_subm subm;
+	struct sb_key key;
+	size_t k;
+	int complete = 1;
+
+	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
+	    sb_key_load(keypath, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	sb_key_cleanse(&key);
+	for (k = 0; k < chunks->n; k++)
+		if (!sb_subm_find(&subm, SB_SUBM_SUBMITTED, chunks->v[k].attempt, (int64_t)k))
+			complete = 0;
+	sb_subm_release(&subm);
+	return complete;
+}
+
+int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run, FILE *out,
+	     struct sb_submit_result *res, bool *resumed, struct sb_error *err)
+{
+	int64_t throttle = sb_spec_slurm(b->spec)->array_throttle, last;
+	struct sb_chunks chunks = { 0 };
+	char lockpath[PATH_MAX], *agent;
+	int lock = -1, found, rc = -1;
+
+	*resumed = false;
+	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(err)) == NULL)
+		return -1;
+	if (!dry_run && (sb_bench_path(b, "lock", lockpath, sizeof(lockpath), err) < 0 ||
+			 (lock = sb_fs_lock(lockpath, err)) < 0))
+		goto out;
+	last = sb_jobs_last_attempt(b);
+	if (last >= 0) {
+		int complete;
+		if (sb_jobs_read_attempt(b, last, throttle, &chunks, &found, err) < 0 ||
+		    (complete = attempt_complete(b, &chunks, err)) < 0)
+			goto out;
+		if (!complete) {
+			*resumed = true; /* an interrupted submit or rerun comes first */
+		} else {
+			sb_chunks_release(&chunks);
+		}
+	}
+	if (!*resumed) {
+		if (n == 0) {
+			rc = 0; /* nothing to rerun */
+			goto out;
+		}
+		if (sb_jobs_layout(b, last + 1, children, n, throttle, &chunks, err) < 0)
+			goto out;
+	}
+	res->nchunks = chunks.n;
+	if (dry_run) {
+		print_dry_run(out, b, &chunks, agent);
+		rc = 0;
+		goto out;
+	}
+	if (sb_jobs_write(b, &chunks, agent, err) == 0)
+		rc = submit_chunks(b, &chunks, res, err);
+	res->already_submitted = false;
+out:
+	if (lock >= 0)
+		close(lock);
+	sb_chunks_release(&chunks);
+	free(agent);
+	return rc;
+}
+
+int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error *err)
+{
+	struct sb_subm subm = { 0 };
+	struct sb_subm_writer *w = NULL;
+	struct sb_proc_result r;
+	struct sb_key key;
+	char keypath[PATH_MAX], *ids = NULL, **argv = NULL;
+	size_t i, k, nsub = 0, len = 0, nargv = 0;
+	int rc = -1;
+
+	*cancelled = 0;
+	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
+	    sb_key_load(keypath, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0)
+		goto out;
+	for (i = 0; i < subm.n; i++)
+		nsub += subm.v[i].type == SB_SUBM_SUBMITTED;
+	if (nsub == 0) {
+		rc = 0;
+		goto out;
+	}
+	ids = malloc(nsub * 24 + 1);
+	argv = calloc(nsub + 3, sizeof(*argv));
+	if (ids == NULL || argv == NULL) {
+		sb_errorf(err, "out of memory");
+		goto out;
+	}
+	ids[0] = '\0';
+	for (i = 0; i < subm.n; i++)
+		if (subm.v[i].type == SB_SUBM_SUBMITTED)
+			len += (size_t)snprintf(ids + len, nsub * 24 + 1 - len, "%s%.20s", len ? "," : "",
+						subm.v[i].job_id);
+	{
+		/* which arrays still have pending or running tasks */
+		char *q[] = { "squeue", "-h", "-r", "-j", ids, "-o", "%F", NULL };
+		if (sb_proc_run(q, 1 << 24, 60000, &r, err) < 0)
+			goto out;
+		if (r.exit_code != 0) {
+			sb_errorf(err, "squeue failed: %.200s", r.err_len ? r.err : "no message");
+			sb_proc_result_release(&r);
+			goto out;
+		}
+	}
+	argv[nargv++] = "scancel";
+	for (i = 0; i < subm.n; i++) {
+		const struct sb_subm_entry *e = &subm.v[i];
+		const char *p = r.out;
+		size_t idlen = strlen(e->job_id);
+		int active = 0;
+		if (e->type != SB_SUBM_SUBMITTED)
+			continue;
+		for (; *p; p += strcspn(p, "\n"), p += *p == '\n')
+			if (!strncmp(p, e->job_id, idlen) && (p[idlen] == '\n' || p[idlen] == '\0'))
+				active = 1;
+		for (k = 1; k < nargv; k++)
+			if (!strcmp(argv[k], e->job_id))
+				active = 0;
+		if (active)
+			argv[nargv++] = (char *)e->job_id;
+	}
+	sb_proc_result_release(&r);
+	if (nargv == 1) {
+		rc = 0;
+		goto out;
+	}
+	if (sb_proc_run(argv, 1 << 16, 60000, &r, err) < 0)
+		goto out;
+	if (r.exit_code != 0) {
+		sb_errorf(err, "scancel failed: %.300s", r.err_len ? r.err : "no message");
+		sb_proc_result_release(&r);
+		goto out;
+	}
+	sb_proc_result_release(&r);
+	/* record after scancel succeeded: a cancel record makes children that
+	 * never started count as killed */
+	w = sb_subm_writer_create(b, &key, err);
+	if (w == NULL)
+		goto out;
+	for (i = 0; i < subm.n; i++) {
+		const struct sb_subm_entry *e = &subm.v[i];
+		struct sb_subm_entry c;
+		int listed = 0;
+		for (k = 1; k < nargv; k++)
+			listed |= e->type == SB_SUBM_SUBMITTED && argv[k] == e->job_id;
+		if (!listed)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.type = SB_SUBM_CANCEL;
+		c.attempt = e->attempt;
+		c.chunk = e->chunk;
+		c.child = c.end = -1;
+		c.exit_code = c.signal = -1;
+		snprintf(c.job_id, sizeof(c.job_id), "%s", e->job_id);
+		snprintf(c.job_name, sizeof(c.job_name), "%s", e->job_name);
+		if (sb_subm_append(w, &c, NULL, err) < 0)
+			goto out;
+		if (out)
+			fprintf(out, "cancelled job %s (attempt %" PRId64 ", chunk %" PRId64 ")\n",
+				e->job_id, e->attempt, e->chunk);
+		(*cancelled)++;
+	}
+	rc = 0;
+out:
+	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	sb_subm_release(&subm);
+	sb_key_cleanse(&key);
+	free(ids);
+	free(argv);
+	return rc;
 }

@@ -44,4 +44,17 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 
 void sb_submit_result_release(struct sb_submit_result *res);
 
+/* sbctl rerun: submits a new attempt for children[0..n) of the planned
+ * benchmark b — or, when the latest attempt was left half-submitted,
+ * resumes it (*resumed set) instead of starting another.  With dry_run,
+ * prints what would be submitted to out and changes nothing. */
+int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run, FILE *out,
+	     struct sb_submit_result *res, bool *resumed, struct sb_error *err);
+
+/* sbctl cancel: cancels (scancel) every job array of b that still has
+ * pending or running tasks, then records a signed cancel record for each, so
+ * that children cancelled while pending are classified killed.  *cancelled
+ * gets the number of job arrays cancelled (0: nothing was active). */
+int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error *err);
+
 #endif
