@@ -2,9 +2,12 @@
 # The demo: installs what is missing, builds, then
 #   1. wraps one command in sbagent and verifies its signed log, and shows
 #      that changing one byte of the log is detected;
-#   2. submits a 12-child benchmark (examples/demo-sweep.yaml, where the
-#      children with lr=1.0 fail on purpose) to the built-in fake Slurm,
-#      waits for it, and verifies every signed record its agents wrote.
+#   2. submits a 12-child benchmark (examples/demo-sweep.yaml: some children
+#      fail, one times out, one is cancelled, on purpose) to the built-in
+#      fake Slurm and waits for it;
+#   3. classifies every child (sbctl status), 4. aggregates the metrics of
+#      the succeeded children only (sbctl analyze), and 5. shows that a
+#      fresh process without the local index says exactly the same.
 # Everything happens in a fresh temporary directory; nothing else is touched.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,15 +36,33 @@ step "2. a benchmark on the fake Slurm"
 export PATH="$root/build/fake/bin:$PATH"
 export SB_FAKE_SLURM_DIR="$work/fake-slurm" SB_FAKE_TIME_UNIT=s SB_FAKE_KILLWAIT=0.5
 export SB_ROOT="$work/runs" SB_INDEX="$work/index.sqlite"
-"$bin/sbctl" submit "$root/examples/demo-sweep.yaml"
+"$bin/sbctl" submit "$root/examples/demo-sweep.yaml" --json > submit.json
+jq -r '"submitted \(.benchmark.name): job \(.jobs[0].job_id), array \(.jobs[0].array)\ndirectory \(.benchmark.dir)"' submit.json
+job=$(jq -r '.jobs[0].job_id' submit.json)
+dir=$(jq -r '.benchmark.dir' submit.json)
 echo "-- sbctl submit returned; the children run as detached jobs:"
 squeue
-while [ -n "$(squeue -h -o %i)" ]; do sleep 0.5; done
-echo "-- what the scheduler says (sacct):"
-sacct -X --format=JobID,JobName%24,State,ExitCode
-dir=$(echo "$SB_ROOT"/demo-sweep-*)
-echo "-- the signed evidence (sbctl log $dir):"
-"$bin/sbctl" log "$dir" | grep -E '^== .*/events/|^ +[0-9]+ .*finish|^total' \
-	| sed -e "s|^== $dir/|== |" -e 's/  host=.*//' | cut -c1-120
+sleep 1
+echo "-- cancelling child 3 (task ${job}_3) by hand, as a user would:"
+scancel "${job}_3"
+echo "-- sbctl wait: polls until nothing is pending or running"
+"$bin/sbctl" wait demo-sweep --interval 1 > /dev/null || true
+
+step "3. status: every child classified, from the signed logs and sacct"
+sacct -X --format=JobID,State,ExitCode
+"$bin/sbctl" status demo-sweep || echo "(sbctl status exited $?: not every child succeeded)"
+
+step "4. analysis over the children that succeeded, and nothing else"
+"$bin/sbctl" analyze demo-sweep || echo "(sbctl analyze exited $?)"
+
+step "5. the same status from a fresh process, with the local index deleted"
+"$bin/sbctl" status demo-sweep > first.txt || true
+rm -f "$SB_INDEX"
+"$bin/sbctl" status "$dir" > again.txt || true
+if cmp -s first.txt again.txt; then echo "the same status, byte for byte, with no local index"; else diff first.txt again.txt; fi
+echo "offline (logs and the outcomes sbctl recorded, no sacct):"
+{ "$bin/sbctl" status "$dir" --offline --json || true; } | jq -c .counts
+echo "sbctl log verifies every record:"
+"$bin/sbctl" log "$dir" | tail -n 1
 echo
-echo "The benchmark directory is $dir; 'sbctl log $dir --json' shows every record."
+echo "Everything is in $work; the benchmark directory is $dir."
