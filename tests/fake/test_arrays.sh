@@ -47,4 +47,15 @@ wait_for 5 test -s any.out
 expect "afterok on a failed array never runs" "$(squeue -h -j $ok -o '%T %r')" "PENDING DependencyNeverSatisfied"
 expect "afterany ran" "$(acct $any State)" "COMPLETED"
 scancel $ok
+# CPUs of the node: the first job that does not fit waits for Resources,
+# the ones behind it for Priority
+export SB_FAKE_CPUS=2
+big=$(sbatch --parsable -c 2 --wrap 'sleep 0.5')
+r1=$(sbatch --parsable --wrap true)
+r2=$(sbatch --parsable --wrap true)
+expect "reasons when the node is full" "$(squeue -h -t PD -o '%i %r')" "$r1 Resources
+$r2 Priority"
+expect "--cpus-per-task" "$(scontrol show job $big | grep -o 'NumCPUs=[0-9]*')" "NumCPUs=2"
+wait_for 5 all_done
+expect "all ran" "$(acct $big,$r1,$r2 State | sort -u)" "COMPLETED"
 t_done

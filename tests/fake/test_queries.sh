@@ -48,6 +48,13 @@ $b.batch|$b.batch|batch|FAILED|3:0"
 expect "a cancelled array: steps of the runs that started only" \
 	"$(sacct -P -n -j $id -o JobID,State | grep -c batch)" "1"
 
+# --name, as sbctl looks its jobs up by name
+n=$(sbatch --parsable -J lookup-me --begin=now+60 --wrap true)
+expect "squeue --name" "$(squeue -h --name=lookup-me -o %F)" "$n"
+expect "sacct --name" "$(sacct -n -X -P --name=lookup-me -S now-1hours --format=JobID)" "$n"
+expect "no such name" "$(squeue -h --name=nobody -o %F; sacct -n -X -P --name=nobody --format=JobID)" ""
+scancel $n
+
 expect "scontrol show config: MaxArraySize" "$(scontrol show config | grep -E '^(MaxArraySize|KillWait)')" \
 "KillWait                = 1 sec
 MaxArraySize            = 1001"
