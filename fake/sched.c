@@ -522,9 +522,13 @@ static char **build_env(struct fake_state *st, const struct fake_task *t)
 	snprintf(path, sizeof(path), "%s/jobs/%ld/environment", st->dir, j->id);
 	f = fopen(path, "rb");
 	if (f) {
-		data = malloc(1 << 20);
+		struct stat sb;
+		/* bounded like sbatch's own environment (ARG_MAX-sized) */
+		size_t size = fstat(fileno(f), &sb) == 0 && sb.st_size > 0 &&
+			      sb.st_size < (16 << 20) ? (size_t)sb.st_size : 0;
+		data = malloc(size + 1);
 		if (data) {
-			len = fread(data, 1, (1 << 20) - 1, f);
+			len = fread(data, 1, size, f);
 			data[len] = '\0';
 		}
 		fclose(f);

@@ -48,12 +48,16 @@ expect "--export=FOO,BAZ=baz" "$(cat sub/exp.out)" \
 	"FOO=foo BAR=unset BAZ=baz PWD=$PWD/sub EXPORT=FOO,BAZ=baz"
 expect "default --export=ALL" "$(cat sub/all.out)" "FOO=foo BAR=bar BAZ=unset PWD=$PWD/sub EXPORT="
 
+FOO=foo sbatch -D sub -o none.out --export=NONE exp.sh >/dev/null
+wait_for 5 all_done
+expect "--export=NONE" "$(cat sub/none.out)" "FOO=unset BAR=unset BAZ=unset PWD=$PWD/sub EXPORT=NONE"
+
 # default output names
 sbatch --wrap 'echo plain' >/dev/null
 sbatch -a 1,4 --wrap 'echo "array $SLURM_ARRAY_TASK_ID"' >/dev/null
 wait_for 5 all_done
-expect "slurm-%j.out" "$(cat slurm-1005.out)" "plain"
-expect "slurm-%A_%a.out" "$(cat slurm-1006_1.out slurm-1006_4.out)" "array 1
+expect "slurm-%j.out" "$(cat slurm-1006.out)" "plain"
+expect "slurm-%A_%a.out" "$(cat slurm-1007_1.out slurm-1007_4.out)" "array 1
 array 4"
 expect "zero padded %3a" "$(sbatch --parsable -a 7 -o 'pad-%3a.out' --wrap 'echo x' >/dev/null; wait_for 5 all_done; cat pad-007.out)" "x"
 
