@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/bench.h"
+#include "proto/mpcheck.h"
 
 #define MAP_MAX ((size_t)1 << 30)
 #define LIST_MAX 65536
@@ -35,22 +36,6 @@ static int env_int(const char *name, int64_t *out, struct sb_error *err)
 	return 0;
 }
 
-static const msgpack_object *get(const msgpack_object *map, const char *key)
-{
-	size_t klen = strlen(key);
-	uint32_t i;
-
-	if (map->type != MSGPACK_OBJECT_MAP)
-		return NULL;
-	for (i = 0; i < map->via.map.size; i++) {
-		const msgpack_object *k = &map->via.map.ptr[i].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
-		    !memcmp(k->via.str.ptr, key, klen))
-			return &map->via.map.ptr[i].val;
-	}
-	return NULL;
-}
-
 static char *dup_str(const msgpack_object *o)
 {
 	char *s;
@@ -67,7 +52,7 @@ static char *dup_str(const msgpack_object *o)
 
 static int get_uint(const msgpack_object *map, const char *key, int64_t *out)
 {
-	const msgpack_object *o = get(map, key);
+	const msgpack_object *o = sb_mp_get(map, key);
 
 	if (o == NULL || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > INT64_MAX)
 		return -1;
@@ -166,7 +151,7 @@ static int add_env(struct sb_agent_bench *b, size_t cap, const char *name, size_
  * SB_PARAM_<name>. */
 static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struct sb_error *err)
 {
-	const msgpack_object *env = get(task, "env"), *params = get(task, "params");
+	const msgpack_object *env = sb_mp_get(task, "env"), *params = sb_mp_get(task, "params");
 	char num[32], *text;
 	size_t cap;
 	uint32_t i;
@@ -267,7 +252,7 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	char map[PATH_MAX], *data = NULL;
 	int64_t restart = 0, v;
 	msgpack_unpacked u;
-	size_t len = 0, off = 0;
+	size_t len = 0;
 	int rc = -1;
 
 	memset(b, 0, sizeof(*b));
@@ -287,12 +272,12 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	if (read_map(map, &data, &len, err) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len) {
+	if (sb_mp_unpack_one(data, len, &u) < 0) {
 		sb_errorf(err, "task map '%s' cannot be decoded", map);
 		goto out;
 	}
-	tasks = get(&u.data, "tasks");
-	if (get_uint(&u.data, "format", &v) < 0 || v != 1 || copy_hex(get(&u.data, "bench"), b->digest) < 0 ||
+	tasks = sb_mp_get(&u.data, "tasks");
+	if (get_uint(&u.data, "format", &v) < 0 || v != 1 || copy_hex(sb_mp_get(&u.data, "bench"), b->digest) < 0 ||
 	    tasks == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
 		sb_errorf(err, "task map '%s' is not a format-1 task map", map);
 		goto out;
@@ -303,9 +288,9 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		goto out;
 	}
 	task = &tasks->via.array.ptr[b->task];
-	command = get(task, "command");
-	o = get(task, "shell");
-	if (get_uint(task, "child", &b->child) < 0 || copy_hex(get(task, "digest"), b->child_digest) < 0 ||
+	command = sb_mp_get(task, "command");
+	o = sb_mp_get(task, "shell");
+	if (get_uint(task, "child", &b->child) < 0 || copy_hex(sb_mp_get(task, "digest"), b->child_digest) < 0 ||
 	    command == NULL || o == NULL || o->type != MSGPACK_OBJECT_BOOLEAN) {
 		sb_errorf(err, "task %" PRId64 " of task map '%s' lacks child, digest, command or shell",
 			  b->task, map);
@@ -332,11 +317,11 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 			  " (leave it empty in benchmark mode)", b->child);
 		goto out;
 	}
-	if ((b->results = dup_list(get(&u.data, "results"), &b->nresults)) == NULL) {
+	if ((b->results = dup_list(sb_mp_get(&u.data, "results"), &b->nresults)) == NULL) {
 		sb_errorf(err, "task map '%s': bad results", map);
 		goto out;
 	}
-	o = get(&u.data, "metrics");
+	o = sb_mp_get(&u.data, "metrics");
 	if (o && o->type != MSGPACK_OBJECT_NIL && (b->metrics = dup_str(o)) == NULL) {
 		sb_errorf(err, "task map '%s': bad metrics", map);
 		goto out;

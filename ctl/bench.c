@@ -16,6 +16,7 @@
 #include "ctl/fsutil.h"
 #include "ctl/index.h"
 #include "ctl/logview.h"
+#include "proto/mpcheck.h"
 #include "proto/util.h"
 #include "sbench/key.h"
 
@@ -171,7 +172,7 @@ static int write_json_twin(const char *path, const uint8_t *rec, size_t len, str
 	int rc;
 
 	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, (const char *)rec, len, NULL) != MSGPACK_UNPACK_SUCCESS) {
+	if (sb_mp_unpack_one(rec, len, &u) < 0) {
 		msgpack_unpacked_destroy(&u);
 		return sb_errorf(err, "benchmark record: cannot decode what was just encoded");
 	}
@@ -301,25 +302,9 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 
 /* ---- opening ----------------------------------------------------------- */
 
-static const msgpack_object *map_get(const msgpack_object *map, const char *key)
-{
-	size_t klen = strlen(key);
-	uint32_t i;
-
-	if (map->type != MSGPACK_OBJECT_MAP)
-		return NULL;
-	for (i = 0; i < map->via.map.size; i++) {
-		const msgpack_object *k = &map->via.map.ptr[i].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
-		    !memcmp(k->via.str.ptr, key, klen))
-			return &map->via.map.ptr[i].val;
-	}
-	return NULL;
-}
-
 static char *get_str(const msgpack_object *map, const char *key, size_t *len)
 {
-	const msgpack_object *o = map_get(map, key);
+	const msgpack_object *o = sb_mp_get(map, key);
 	char *s;
 
 	if (o == NULL || o->type != MSGPACK_OBJECT_STR)
@@ -336,7 +321,7 @@ static char *get_str(const msgpack_object *map, const char *key, size_t *len)
 
 static int get_int(const msgpack_object *map, const char *key, int64_t *out)
 {
-	const msgpack_object *o = map_get(map, key);
+	const msgpack_object *o = sb_mp_get(map, key);
 
 	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX) {
 		*out = (int64_t)o->via.u64;
@@ -375,7 +360,7 @@ struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
 	char rec[PATH_MAX], *data = NULL, *digest = NULL;
 	const msgpack_object *spec, *prov;
 	msgpack_unpacked u;
-	size_t len, off = 0;
+	size_t len;
 	int64_t children = -1, format = 0;
 	char *when;
 
@@ -391,13 +376,12 @@ struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
 		return NULL;
 	}
 	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len ||
-	    u.data.type != MSGPACK_OBJECT_MAP) {
+	if (sb_mp_unpack_one(data, len, &u) < 0 || u.data.type != MSGPACK_OBJECT_MAP) {
 		sb_errorf(err, "'%s': not a benchmark record (cannot decode it)", rec);
 		goto fail;
 	}
-	spec = map_get(&u.data, "spec");
-	prov = map_get(&u.data, "provenance");
+	spec = sb_mp_get(&u.data, "spec");
+	prov = sb_mp_get(&u.data, "provenance");
 	b->name = get_str(&u.data, "name", NULL);
 	b->tag = get_str(&u.data, "tag", NULL);
 	digest = get_str(&u.data, "digest", NULL);

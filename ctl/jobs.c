@@ -13,6 +13,7 @@
 #include "ctl/canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
+#include "proto/mpcheck.h"
 
 #define MAP_MAX ((size_t)1 << 30)
 
@@ -404,21 +405,15 @@ static int map_children(const char *path, size_t **children, size_t *n, struct s
 	const msgpack_object *tasks = NULL;
 	msgpack_unpacked u;
 	char *data;
-	size_t len, off = 0;
-	uint32_t i, k;
+	size_t len;
+	uint32_t i;
 	int rc = -1;
 
 	if (sb_fs_read_file(path, MAP_MAX, &data, &len, err) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, data, len, &off) == MSGPACK_UNPACK_SUCCESS &&
-	    u.data.type == MSGPACK_OBJECT_MAP)
-		for (i = 0; i < u.data.via.map.size; i++) {
-			const msgpack_object *key = &u.data.via.map.ptr[i].key;
-			if (key->type == MSGPACK_OBJECT_STR && key->via.str.size == 5 &&
-			    !memcmp(key->via.str.ptr, "tasks", 5))
-				tasks = &u.data.via.map.ptr[i].val;
-		}
+	if (sb_mp_unpack_one(data, len, &u) == 0)
+		tasks = sb_mp_get(&u.data, "tasks");
 	if (tasks == NULL || tasks->type != MSGPACK_OBJECT_ARRAY || tasks->via.array.size == 0 ||
 	    (*children = malloc(tasks->via.array.size * sizeof(**children))) == NULL) {
 		sb_errorf(err, "task map '%s' cannot be read back", path);
@@ -426,13 +421,8 @@ static int map_children(const char *path, size_t **children, size_t *n, struct s
 	}
 	for (i = 0; i < tasks->via.array.size; i++) {
 		const msgpack_object *t = &tasks->via.array.ptr[i];
-		(*children)[i] = SIZE_MAX;
-		for (k = 0; t->type == MSGPACK_OBJECT_MAP && k < t->via.map.size; k++) {
-			const msgpack_object *key = &t->via.map.ptr[k].key, *v = &t->via.map.ptr[k].val;
-			if (key->type == MSGPACK_OBJECT_STR && key->via.str.size == 5 &&
-			    !memcmp(key->via.str.ptr, "child", 5) && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-				(*children)[i] = (size_t)v->via.u64;
-		}
+		const msgpack_object *v = sb_mp_get(t, "child");
+		(*children)[i] = v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER ? (size_t)v->via.u64 : SIZE_MAX;
 		if ((*children)[i] == SIZE_MAX) {
 			free(*children);
 			sb_errorf(err, "task map '%s': task %u names no child", path, i);

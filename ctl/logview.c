@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ctl/logview.h"
+#include "proto/mpcheck.h"
 #include "proto/util.h"
 
 static void json_hex(struct sb_json *j, const char *p, size_t n)
@@ -194,22 +195,6 @@ void sb_logview_json_record(struct sb_json *j, const struct sb_log_record *rec,
 
 /* ---- human view ---- */
 
-static const msgpack_object *field(const msgpack_object *map, const char *name)
-{
-	size_t n = strlen(name);
-	uint32_t i;
-
-	if (map->type != MSGPACK_OBJECT_MAP)
-		return NULL;
-	for (i = 0; i < map->via.map.size; i++) {
-		const msgpack_object *k = &map->via.map.ptr[i].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
-		    memcmp(k->via.str.ptr, name, n) == 0)
-			return &map->via.map.ptr[i].val;
-	}
-	return NULL;
-}
-
 /* Control characters would let a record rewrite the terminal: '?'. */
 static void print_clean(FILE *out, const char *s, size_t n)
 {
@@ -251,7 +236,7 @@ static bool print_scalar(FILE *out, const msgpack_object *o)
 static void fact(FILE *out, const msgpack_object *pl, const char *name,
 	const char *label, const char *unit)
 {
-	const msgpack_object *o = field(pl, name);
+	const msgpack_object *o = sb_mp_get(pl, name);
 
 	if (o == NULL || o->type == MSGPACK_OBJECT_NIL)
 		return;
@@ -270,7 +255,7 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 	print_clean(out, rec->type, strlen(rec->type));
 	fprintf(out, "%*s", strlen(rec->type) < 9 ? (int)(9 - strlen(rec->type)) : 0, "");
 	if (!strcmp(rec->type, "start")) {
-		o = field(pl, "command");
+		o = sb_mp_get(pl, "command");
 		if (o != NULL && o->type == MSGPACK_OBJECT_ARRAY) {
 			fputs(" command:", out);
 			for (i = 0; i < o->via.array.size && i < 16; i++) {

@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 
 #include "ctl/fsutil.h"
+#include "proto/mpcheck.h"
 #include "ctl/index.h"
 #include "ctl/proc.h"
 #include "ctl/status.h"
@@ -34,25 +35,9 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static const msgpack_object *get(const msgpack_object *map, const char *key)
-{
-	size_t klen = strlen(key);
-	uint32_t i;
-
-	if (map == NULL || map->type != MSGPACK_OBJECT_MAP)
-		return NULL;
-	for (i = 0; i < map->via.map.size; i++) {
-		const msgpack_object *k = &map->via.map.ptr[i].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
-		    !memcmp(k->via.str.ptr, key, klen))
-			return &map->via.map.ptr[i].val;
-	}
-	return NULL;
-}
-
 static int64_t get_int(const msgpack_object *map, const char *key, int64_t dflt)
 {
-	const msgpack_object *o = get(map, key);
+	const msgpack_object *o = sb_mp_get(map, key);
 
 	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
 		return (int64_t)o->via.u64;
@@ -63,7 +48,7 @@ static int64_t get_int(const msgpack_object *map, const char *key, int64_t dflt)
 
 static void get_str(const msgpack_object *map, const char *key, char *buf, size_t size)
 {
-	const msgpack_object *o = get(map, key);
+	const msgpack_object *o = sb_mp_get(map, key);
 	size_t n;
 
 	buf[0] = '\0';
@@ -117,15 +102,15 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 	const msgpack_object *tasks;
 	msgpack_unpacked u;
 	char *data;
-	size_t len, off = 0;
+	size_t len;
 	uint32_t t;
 	int rc = -1;
 
 	if (sb_fs_read_file(path, MAP_MAX, &data, &len, err) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS ||
-	    (tasks = get(&u.data, "tasks")) == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
+	if (sb_mp_unpack_one(data, len, &u) < 0 ||
+	    (tasks = sb_mp_get(&u.data, "tasks")) == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
 		sb_errorf(err, "task map '%s' cannot be decoded", path);
 		goto out;
 	}
@@ -313,7 +298,7 @@ static void check_results(struct sb_status *st, struct sb_index *idx, int64_t ch
 		return;
 	for (i = 0; i < results->via.array.size; i++) {
 		const msgpack_object *r = &results->via.array.ptr[i];
-		const msgpack_object *missing = get(r, "missing"), *not_hashed = get(r, "not_hashed");
+		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
 		char path[256], sha_hex[80], full[PATH_MAX], now_hex[65];
 		uint8_t sha[32];
 		struct stat sb;
@@ -409,19 +394,19 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 			a->log.has_start = true;
 			snprintf(a->log.job_id, sizeof(a->log.job_id), "%s", rec->id.job_id ? rec->id.job_id : "");
 		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
-			const msgpack_object *pl = &rec->payload, *mer = get(pl, "metrics_error");
+			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
 			a->log.has_finish = true;
 			a->log.finish_ns = rec->time_ns;
 			a->log.exit_code = (int)get_int(pl, "exit_code", -1);
 			a->log.signal = (int)get_int(pl, "signal", 0);
 			get_str(pl, "error", a->log.error, sizeof(a->log.error));
-			copy_metrics(a, get(pl, "metrics"));
+			copy_metrics(a, sb_mp_get(pl, "metrics"));
 			if (mer && mer->type == MSGPACK_OBJECT_STR)
 				snprintf(a->log.not_ok, sizeof(a->log.not_ok), "the metrics file could not be "
 					 "read: %.*s", (int)(mer->via.str.size < 200 ? mer->via.str.size : 200),
 					 mer->via.str.ptr);
 			if (a->log.exit_code == 0 && !a->log.error[0])
-				check_results(st, idx, child, a, get(pl, "results"), rehash);
+				check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash);
 		}
 	}
 	/* remember the verified head: a later, shorter log is a rollback */

@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "proto/mpcheck.h"
 
 static uint64_t load_be(const uint8_t *p, int n)
@@ -79,4 +81,31 @@ size_t sb_mp_check(const uint8_t *buf, size_t len)
 	const uint8_t *e = check(buf, buf + len, 1);
 
 	return e == NULL ? 0 : (size_t)(e - buf);
+}
+
+int sb_mp_unpack_one(const void *buf, size_t len, msgpack_unpacked *u)
+{
+	size_t off = 0;
+
+	if (len == 0 || sb_mp_check(buf, len) != len)
+		return -1;
+	if (msgpack_unpack_next(u, buf, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len)
+		return -1;
+	return 0;
+}
+
+const msgpack_object *sb_mp_get(const msgpack_object *map, const char *key)
+{
+	size_t n = strlen(key);
+	uint32_t i;
+
+	if (map == NULL || map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (i = 0; i < map->via.map.size; i++) {
+		const msgpack_object *k = &map->via.map.ptr[i].key;
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+		    memcmp(k->via.str.ptr, key, n) == 0)
+			return &map->via.map.ptr[i].val;
+	}
+	return NULL;
 }

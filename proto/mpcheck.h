@@ -15,4 +15,15 @@
  * incomplete, malformed (0xc1), or too deeply nested. */
 size_t sb_mp_check(const uint8_t *buf, size_t len);
 
+#include <msgpack.h>
+
+/* Unpacks buf[0..len) when it holds exactly one object that passes
+ * sb_mp_check; u must be initialised (msgpack_unpacked_init) and destroyed
+ * by the caller.  -1 otherwise. */
+int sb_mp_unpack_one(const void *buf, size_t len, msgpack_unpacked *u);
+
+/* The value of the str key `key` in map, or NULL (also when map is NULL or
+ * not a map). */
+const msgpack_object *sb_mp_get(const msgpack_object *map, const char *key);
+
 #endif
