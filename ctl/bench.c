@@ -62,6 +62,15 @@ int sb_bench_path(const struct sb_bench *b, const char *rel, char *buf, size_t s
 	return join(b->dir, rel, buf, size, err);
 }
 
+int sb_bench_load_key(const struct sb_bench *b, struct sb_key *key, struct sb_error *err)
+{
+	char path[PATH_MAX];
+
+	if (sb_bench_path(b, SB_BENCH_KEY, path, sizeof(path), err) < 0)
+		return -1;
+	return sb_key_load(path, key, err);
+}
+
 static int mkdir_mode(const char *path, mode_t mode, struct sb_error *err)
 {
 	if (mkdir(path, mode) < 0 && errno != EEXIST)

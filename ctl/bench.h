@@ -9,6 +9,7 @@
 #include "ctl/provenance.h"
 #include "ctl/slurmcfg.h"
 #include "sbench/error.h"
+#include "sbench/key.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 
@@ -74,6 +75,9 @@ void sb_bench_destroy(struct sb_bench *b);
  * directory or any path below it), else a name or a digest prefix of at
  * least 4 hex digits known to the local index. */
 struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err);
+
+/* Loads the benchmark's key (keys/hmac.key); cleanse it after use. */
+int sb_bench_load_key(const struct sb_bench *b, struct sb_key *key, struct sb_error *err);
 
 /* dir/rel into buf; -1 when it does not fit. */
 int sb_bench_path(const struct sb_bench *b, const char *rel, char *buf, size_t size,

@@ -57,12 +57,7 @@ static void print_json(FILE *out, const struct sb_status *st, const struct sb_an
 		sb_json_str(&j, sb_spec_param_name(spec, a->by[k]));
 	sb_json_arr_end(&j);
 	sb_json_key(&j, "counts");
-	sb_json_obj_begin(&j);
-	for (k = 0; k < SB_CLASS_COUNT; k++) {
-		sb_json_key(&j, sb_class_name((enum sb_class)k));
-		sb_json_uint(&j, st->counts[k]);
-	}
-	sb_json_obj_end(&j);
+	sb_status_json_counts(&j, st->counts);
 	sb_json_key(&j, "groups");
 	sb_json_arr_begin(&j);
 	for (g = 0; g < a->ngroups; g++) {
@@ -79,12 +74,7 @@ static void print_json(FILE *out, const struct sb_status *st, const struct sb_an
 		sb_json_key(&j, "n");
 		sb_json_uint(&j, gr->n);
 		sb_json_key(&j, "classes");
-		sb_json_obj_begin(&j);
-		for (k = 0; k < SB_CLASS_COUNT; k++) {
-			sb_json_key(&j, sb_class_name((enum sb_class)k));
-			sb_json_uint(&j, gr->classes[k]);
-		}
-		sb_json_obj_end(&j);
+		sb_status_json_counts(&j, gr->classes);
 		sb_json_key(&j, "metrics");
 		sb_json_obj_begin(&j);
 		for (m = 0; m < a->nmetrics; m++) {

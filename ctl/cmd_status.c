@@ -92,7 +92,7 @@ static void json_nullable_int(struct sb_json *j, int v)
 		sb_json_int(j, v);
 }
 
-static void json_counts(struct sb_json *j, const size_t *counts)
+void sb_status_json_counts(struct sb_json *j, const size_t *counts)
 {
 	size_t k;
 
@@ -138,7 +138,7 @@ static int print_json(FILE *out, const struct sb_status *st, struct sb_error *er
 	sb_json_key(&j, "scheduler");
 	sb_json_str(&j, st->consulted ? "consulted" : "offline");
 	sb_json_key(&j, "counts");
-	json_counts(&j, st->counts);
+	sb_status_json_counts(&j, st->counts);
 	sb_json_key(&j, "children");
 	sb_json_arr_begin(&j);
 	for (c = 0; c < st->n; c++) {

@@ -648,7 +648,6 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	struct sb_subm_writer *w = NULL;
 	struct sb_index *idx;
 	struct sb_key key;
-	char keypath[PATH_MAX];
 	size_t c, i;
 	int rc = -1;
 
@@ -661,8 +660,7 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		return sb_errorf(err, "out of memory");
 	for (c = 0; c < st->n; c++)
 		st->children[c].index = c;
-	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
-	    sb_key_load(keypath, &key, err) < 0)
+	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	idx = sb_index_open(NULL, NULL, NULL); /* only a cache here: work without it */
 	if (sb_subm_read(b, &key, &subm, err) < 0 || read_maps(st, &subm, err) < 0 ||

@@ -85,6 +85,9 @@ struct sb_json;
  * children (ctl/cmd_status.c). */
 void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
 
+/* An object with the count of each of the 11 classes, in contract order. */
+void sb_status_json_counts(struct sb_json *j, const size_t *counts);
+
 /* The text of a child's scheduler state for output ("COMPLETED",
  * "CANCELLED by 1001"), or NULL when there is none. */
 const char *sb_status_sched_state(const struct sb_attempt_status *a, char *buf, size_t size);

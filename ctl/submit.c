@@ -152,13 +152,12 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 	struct sb_subm subm;
 	struct sb_subm_writer *w = NULL;
 	struct sb_key key;
-	char keypath[PATH_MAX], prev[64] = "";
+	char prev[64] = "";
 	bool throttled = sb_spec_slurm(b->spec)->array_throttle > 0, fresh = true;
 	size_t k;
 	int rc = 0;
 
-	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
-	    sb_key_load(keypath, &key, err) < 0)
+	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	if (sb_subm_read(b, &key, &subm, err) < 0) {
 		sb_key_cleanse(&key);
@@ -429,14 +428,12 @@ static int result_header(struct sb_submit_result *res, const struct sb_bench *b,
 /* 1 when every chunk of the attempt has a submitted record. */
 static int attempt_complete(const struct sb_bench *b, const struct sb_chunks *chunks, struct sb_error *err)
 {
-	char keypath[PATH_MAX];
 	struct sb_subm subm;
 	struct sb_key key;
 	size_t k;
 	int complete = 1;
 
-	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
-	    sb_key_load(keypath, &key, err) < 0)
+	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	if (sb_subm_read(b, &key, &subm, err) < 0) {
 		sb_key_cleanse(&key);
@@ -507,13 +504,12 @@ int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error 
 	struct sb_subm_writer *w = NULL;
 	struct sb_proc_result r;
 	struct sb_key key;
-	char keypath[PATH_MAX], *ids = NULL, **argv = NULL;
+	char *ids = NULL, **argv = NULL;
 	size_t i, k, nsub = 0, len = 0, nargv = 0;
 	int rc = -1;
 
 	*cancelled = 0;
-	if (sb_bench_path(b, SB_BENCH_KEY, keypath, sizeof(keypath), err) < 0 ||
-	    sb_key_load(keypath, &key, err) < 0)
+	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	if (sb_subm_read(b, &key, &subm, err) < 0)
 		goto out;
