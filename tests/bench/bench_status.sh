@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# How fast `sbctl status` classifies a large benchmark, against the floor of
+# DESIGN §10: reading the same log files and HMACing their bytes
+#   find DIR/events -type f -print0 | xargs -0 cat | openssl dgst -sha256 -hmac KEY
+# Budget: within 3x the floor.  And how often it asks the scheduler: one
+# sacct call per 1,000 job ids (an array counts once), checked exactly.
+#
+# SB_BENCH_CHILDREN (default 100000) children of one benchmark, submitted to
+# the fake Slurm with `sbatch` shimmed to add --begin=now+1day (so every
+# array is real to the scheduler but stays pending and nothing runs), then
+# given 4 signed records each (start, heartbeat, heartbeat, finish) by
+# build/tests/gen_status_logs with the benchmark's key, as sbagent writes
+# them.  Times, warm cache, best of SB_BENCH_RUNS (default 3):
+#   - the floor;
+#   - sbctl status --offline --json (the logs alone);
+#   - sbctl status --json against the fake (logs + sacct + squeue);
+# and the first status run (cold local index: every log head recorded).
+# Exits 1 when sacct is called other than ceil(arrays/1000) times, or when a
+# status run fails; SB_BENCH_STRICT=1 also exits 1 when over the budget.
+set -euo pipefail
+: "${SB_BIN:?SB_BIN must name build/bin}" "${SB_FAKE_BIN:?SB_FAKE_BIN must name build/fake/bin}"
+: "${SB_BUILD:?SB_BUILD must name the build directory}"
+sbctl=$SB_BIN/sbctl
+gen=$SB_BUILD/tests/gen_status_logs
+children=${SB_BENCH_CHILDREN:-100000}
+runs=${SB_BENCH_RUNS:-3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/sbbench-status.XXXXXX")
+export SB_FAKE_SLURM_DIR=$work/state SB_INDEX=$work/index.sqlite SB_ROOT=$work/runs
+export SB_FAKE_NODENAME=node1 SB_FAKE_CLUSTER=lab
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+mkdir -p "$work/shim"
+cleanup() {
+	PATH=$SB_FAKE_BIN:$PATH sbfake shutdown >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+export PATH="$work/shim:$SB_FAKE_BIN:$PATH"
+# every array stays pending for a day; count the scheduler calls
+cat > "$work/shim/sbatch" <<EOF
+#!/bin/sh
+echo call >> "$work/calls.sbatch"
+exec "$SB_FAKE_BIN/sbatch" --begin=now+1day "\$@"
+EOF
+for cmd in sacct squeue; do
+	cat > "$work/shim/$cmd" <<EOF
+#!/bin/sh
+echo call >> "$work/calls.$cmd"
+exec "$SB_FAKE_BIN/$cmd" "\$@"
+EOF
+done
+chmod +x "$work"/shim/*
+calls() { if [ -f "$work/calls.$1" ]; then wc -l < "$work/calls.$1" | tr -d ' '; else echo 0; fi; }
+
+now() { date +%s.%N; }
+best() { # best of $runs wall times of "$@"; any failure other than exit 3 stops the benchmark
+	local b="" t0 t1 t i rc
+	for ((i = 0; i < runs; i++)); do
+		t0=$(now)
+		rc=0
+		"$@" >/dev/null || rc=$?
+		t1=$(now)
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+			echo "bench_status: '$*' failed with exit $rc" >&2
+			exit 1
+		fi
+		t=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+	done
+	echo "$b"
+}
+
+# -- the benchmark: submitted, then given its logs ---------------------------
+printf 'name: benchstatus\ncommand: [python, train.py]\nrepeats: %d\n' "$children" > "$work/spec.yaml"
+t0=$(now)
+"$sbctl" submit "$work/spec.yaml" --json > "$work/submit.json"
+t1=$(now)
+dir=$(jq -r .benchmark.dir "$work/submit.json")
+digest=$(jq -r .benchmark.digest "$work/submit.json")
+arrays=$(jq '.jobs | length' "$work/submit.json")
+jq -r '.child_list[] | "\(.index) \(.digest)"' "$dir/benchmark.json" > "$work/digests"
+jq -r '.jobs[] | .job_id as $j | .children | to_entries[] | "\(.value) \($j) \($j) \(.key)"' \
+	"$work/submit.json" | sort -n -k1,1 > "$work/jobs"
+join -j 1 <(sort -k1,1 "$work/digests") <(sort -k1,1 "$work/jobs") | sort -n -k1,1 > "$work/lines"
+[ "$(wc -l < "$work/lines")" -eq "$children" ] || { echo "bench_status: child list and jobs disagree" >&2; exit 1; }
+t2=$(now)
+"$gen" "$dir" "$digest" < "$work/lines" > /dev/null
+t3=$(now)
+files=$(find "$dir/events" -type f | wc -l)
+bytes=$(find "$dir/events" -type f -print0 | du -cb --files0-from=- | tail -n 1 | cut -f1)
+hexkey=$(od -An -tx1 -v "$dir/keys/hmac.key" | tr -d ' \n')
+
+floor_cmd() {
+	find "$dir/events" -type f -print0 | xargs -0 cat |
+		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$hexkey"
+}
+offline_cmd() { "$sbctl" status "$dir" --offline --json; }
+online_cmd() { "$sbctl" status "$dir" --json; }
+
+# the first run fills the local index (the verified head of every log)
+t4=$(now)
+rc=0
+offline_cmd > "$work/first.json" || rc=$?
+t5=$(now)
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { echo "bench_status: sbctl status --offline failed ($rc)" >&2; exit 1; }
+verified=$(jq '.counts.succeeded' "$work/first.json")
+[ "$verified" -eq "$children" ] || {
+	echo "bench_status: --offline: $verified of $children children verified as succeeded" >&2; exit 1; }
+floor_cmd > /dev/null
+floor=$(best floor_cmd)
+offline=$(best offline_cmd)
+before=$(calls sacct)
+sq_before=$(calls squeue)
+online=$(best online_cmd)
+sacct_calls=$(( ($(calls sacct) - before) / runs ))
+squeue_calls=$(( ($(calls squeue) - sq_before) / runs ))
+want_sacct=$(( (arrays + 999) / 1000 ))
+online_counts=$("$sbctl" status "$dir" --json | jq -c '.counts | with_entries(select(.value > 0))' || true)
+
+printf 'status: %d children, %d log files, %d records, %d bytes; %d job arrays\n' \
+	"$children" "$files" $((files * 4)) "$bytes" "$arrays"
+printf '  setup: submit %.2f s (%d sbatch calls), logs written %.2f s\n' \
+	"$(echo "$t1 - $t0" | bc -l)" "$(calls sbatch)" "$(echo "$t3 - $t2" | bc -l)"
+printf '  floor (cat | openssl dgst -hmac):       %.3f s\n' "$floor"
+printf '  sbctl status --offline --json, 1st run: %.3f s  (fills the local index)\n' "$(echo "$t5 - $t4" | bc -l)"
+printf '  sbctl status --offline --json:          %.3f s  (%.2fx the floor)\n' "$offline" \
+	"$(echo "$offline / $floor" | bc -l)"
+printf '  sbctl status --json (fake Slurm):       %.3f s  (%.2fx the floor)\n' "$online" \
+	"$(echo "$online / $floor" | bc -l)"
+printf '  scheduler calls per status: %d sacct (budget ceil(%d arrays / 1000) = %d), %d squeue\n' \
+	"$sacct_calls" "$arrays" "$want_sacct" "$squeue_calls"
+printf '  classes with the scheduler: %s\n' "$online_counts"
+fail=0
+if [ "$sacct_calls" -ne "$want_sacct" ]; then
+	echo "  sacct calls: OVER the budget" ; fail=1
+fi
+worst=$(echo "if ($offline > $online) $offline else $online" | bc -l)
+ratio=$(echo "$worst / $floor" | bc -l)
+if [ "$(echo "$ratio <= 3" | bc -l)" = 1 ]; then
+	printf '  ratio %.2fx: within the 3x budget\n' "$ratio"
+else
+	printf '  ratio %.2fx: OVER the 3x budget\n' "$ratio"
+	[ "${SB_BENCH_STRICT:-0}" = 1 ] && fail=1
+fi
+exit $fail
