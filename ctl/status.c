@@ -443,6 +443,7 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 		for (i = 0; i < st->children[c].nattempts; i++) {
 			if (!choices[c][i].rel[0])
 				continue;
+			st->children[c].attempts[i].log_restart = choices[c][i].restart;
 			if (read_log(st, v, idx, (int64_t)c, &st->children[c].attempts[i],
 				     choices[c][i].rel, o->rehash, err) < 0)
 				goto out;
@@ -523,15 +524,37 @@ static int run_query(char **argv, const char *what, struct sb_sched_rows *rows, 
 }
 
 /* A row for a JobID text ("123_4"): the last one printed (sacct -D prints a
- * job's requeued runs first). */
-static const struct sb_sched_row *find_row(const struct sb_sched_rows *rows, const char *job_id)
+ * job's requeued runs first, one row each), and in *earlier the number of
+ * rows before it: the restart count of the run the row describes. */
+static const struct sb_sched_row *find_row(const struct sb_sched_rows *rows, const char *job_id,
+					   int64_t *earlier)
 {
+	const struct sb_sched_row *last = NULL;
 	size_t i;
 
-	for (i = rows->n; i-- > 0;)
-		if (!strcmp(rows->v[i].job_id, job_id))
-			return &rows->v[i];
-	return NULL;
+	*earlier = -1;
+	for (i = 0; i < rows->n; i++)
+		if (!strcmp(rows->v[i].job_id, job_id)) {
+			last = &rows->v[i];
+			(*earlier)++;
+		}
+	return last;
+}
+
+/* The log read belongs to an earlier run of a requeued job than the one
+ * the scheduler describes: it is not evidence about the latest run. */
+static void forget_earlier_run(struct sb_attempt_status *a)
+{
+	size_t m;
+
+	memset(&a->log, 0, sizeof(a->log));
+	a->log.exit_code = -1;
+	a->log_rel[0] = '\0';
+	for (m = 0; m < a->nmetrics; m++)
+		free(a->metrics[m].name);
+	free(a->metrics);
+	a->metrics = NULL;
+	a->nmetrics = 0;
 }
 
 static int ask_scheduler(struct sb_status *st, struct sb_sched_rows *acct, struct sb_sched_rows *queue,
@@ -692,11 +715,15 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 				if (subm.v[k].type == SB_SUBM_CANCEL && subm.v[k].attempt == a->attempt &&
 				    (subm.v[k].chunk < 0 || subm.v[k].chunk == a->chunk))
 					a->sched.cancel_recorded = true;
+			a->sched_restart = -1;
 			if (st->consulted && a->job_id[0]) {
-				row = find_row(&acct, a->job_id);
+				int64_t earlier;
+				row = find_row(&acct, a->job_id, &a->sched_restart);
 				if (row == NULL || row->state == SB_STATE_UNKNOWN)
-					row = find_row(&queue, a->job_id);
+					row = find_row(&queue, a->job_id, &earlier);
 			}
+			if (row && a->log.present && a->sched_restart > a->log_restart)
+				forget_earlier_run(a);
 			if (row) {
 				a->sched.row = *row;
 				a->sched.has_row = true;

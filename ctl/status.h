@@ -30,6 +30,8 @@ struct sb_attempt_status {
 	char array_job[32];       /* the array's job id, "" when never submitted */
 	char job_id[64];          /* Slurm's JobID text "123_4", "" when none */
 	char log_rel[256];        /* the log read, relative to the benchmark dir, "" none */
+	int64_t log_restart;      /* the restart count in its name */
+	int64_t sched_restart;    /* runs of the job before the latest (sacct -D rows) */
 	struct sb_log_evidence log;
 	struct sb_sched_evidence sched;
 	struct sb_verdict verdict;

@@ -78,7 +78,7 @@ done
 find "$T_ROOT" -newer "$T_ROOT/marker" -type f | grep -v "^$T_ROOT/state/" | grep -v "^$T_ROOT/index" \
 	| grep -v "/submissions/" | grep -v "/jobs/a0/" | grep -v -E '/(benchmark\.(msgpack|json)|keys/hmac\.key|lock)$' \
 	| grep -v -E "^($dir|$shdir)/(runs/[0-9]+/[^/]+|events/0/[0-9]+\.a0\.j[0-9]+\.r0\.log)$" \
-	| grep -v -E "^$T_ROOT/work/(s|sh|log|plan|c|run|shell)\.(json|yaml)$" > stray
+	| grep -v -E "^$T_ROOT/work/((s|sh|log|plan|c|run|shell)\.(json|yaml)|stray)$" > stray
 expect "no file written outside run directories and logs" "$(cat stray)" ""
 
 t_done
