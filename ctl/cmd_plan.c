@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ctl/commands.h"
+#include "ctl/provenance.h"
 #include "ctl/plan_json.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -341,6 +342,13 @@ int cmd_plan(int argc, char **argv)
 	}
 	for (i = 0; (size_t)i < sb_plan_warning_count(plan); i++)
 		fprintf(stderr, "%s\n", sb_plan_warning(plan, (size_t)i));
+	{
+		struct sb_provenance prov;
+		char msg[SB_ERROR_MAX];
+		sb_provenance_collect(path, &prov);
+		if (sb_provenance_dirty_warning(&prov, path, msg, sizeof(msg)))
+			fprintf(stderr, "sbctl: %s\n", msg);
+	}
 	ch = sb_child_create();
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	/* planning may have started threads, which makes every stdio call

@@ -69,3 +69,14 @@ void sb_provenance_collect(const char *spec_path, struct sb_provenance *p)
 		NULL) != 0)
 		p->git_dirty = 1;
 }
+
+int sb_provenance_dirty_warning(const struct sb_provenance *p, const char *spec_path,
+				char *buf, size_t size)
+{
+	if (!p->has_git || !p->git_dirty)
+		return 0;
+	snprintf(buf, size, "warning: the repository '%s' holding '%s' has changes not in commit "
+		 "%s (or the spec is not committed); the benchmark record will say so",
+		 p->git_root, spec_path, p->git_commit[0] ? p->git_commit : "(none)");
+	return 1;
+}

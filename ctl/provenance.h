@@ -4,6 +4,7 @@
 #define SB_CTL_PROVENANCE_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sb_provenance {
@@ -21,5 +22,10 @@ struct sb_provenance {
  * installed and the spec lies in a work tree.  Never fails: unknown facts
  * stay empty. */
 void sb_provenance_collect(const char *spec_path, struct sb_provenance *p);
+
+/* When the spec's repository is dirty (or the spec is not committed),
+ * writes a one-line warning into buf and returns 1; else 0. */
+int sb_provenance_dirty_warning(const struct sb_provenance *p, const char *spec_path,
+				char *buf, size_t size);
 
 #endif

@@ -318,10 +318,9 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	}
 	*usage_error = 0;
 	sb_provenance_collect(o->spec_path, &prov);
-	if (prov.has_git && prov.git_dirty && o->warn)
-		fprintf(o->warn, "sbctl: warning: the repository '%s' holding '%s' has changes not in "
-			"commit %s; the benchmark record says so\n", prov.git_root, o->spec_path,
-			prov.git_commit[0] ? prov.git_commit : "(none)");
+	if (o->warn && sb_provenance_dirty_warning(&prov, o->spec_path, warn.msg, sizeof(warn.msg)))
+		fprintf(o->warn, "sbctl: %s\n", warn.msg);
+	warn.msg[0] = '\0';
 	sb_slurm_config_read(&cfg, &warn);
 	if (warn.msg[0] && o->warn)
 		fprintf(o->warn, "sbctl: warning: %s\n", warn.msg);
