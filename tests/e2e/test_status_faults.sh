@@ -146,4 +146,26 @@ expect "inconsistent: every log has exit 0" \
 st l2.json "$dir" --settle 60
 expect_child l2.json 2 running '^finished with exit 0; waiting up to 60 s for the scheduler to confirm$'
 
+# -- requeued: the latest restart is classified, not the log of the one before
+# A running job requeued (scontrol requeue): its first run's log ends with
+# the SIGTERM of the requeue; while the job waits to run again, the child is
+# pending, not failed, and wait does not return before the new run is over.
+export SB_FAKE_REQUEUE_DELAY=2
+dir=$(submit_spec rq "name: rq
+command: [sleep, '2']
+heartbeat: 1")
+a=$(array_of rq)
+wait_for 10 started "$dir" 0
+sbfake requeue "${a}_0" > /dev/null
+wait_for 10 acct_is "${a}_0" State PENDING
+st q.json "$dir" --settle 0
+expect_child q.json 0 pending '^PENDING'
+expect "requeued: the earlier run's log is not the latest run's" "$(jqf q.json '.children[0].log')" null
+"$SBCTL" wait "$dir" --interval 0.2 --timeout 30 --settle 0 > /dev/null
+expect "requeued: wait returns once the new run is over, all succeeded" "$?" 0
+st q.json "$dir" --settle 0
+expect_child q.json 0 succeeded '^$'
+expect_match "requeued: the log of restart 1 is read" "$(jqf q.json '.children[0].log')" '\.r1\.log$'
+export SB_FAKE_REQUEUE_DELAY=0.3
+
 t_done
