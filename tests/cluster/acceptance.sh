@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Acceptance of a multi-run benchmark on a real single-node Slurm 22.05, and
+# the fidelity check of the fake against it.  Run as root (CI: .ci/run):
+#   tests/cluster/acceptance.sh [BUILD_DIR]      (default: build)
+# 1. starts the cluster (tests/cluster/start.sh; stopped by PID at exit, even on failure)
+# 2. as an ordinary user (SB_CLUSTER_USER, default sbtest, created if missing)
+#    runs tests/cluster/scenario.sh against the real Slurm and, at the same
+#    time, against the fake (build/fake/bin, same KillWait, CPUs, cluster name)
+# 3. from a fresh shell: sbctl status --json and sbctl analyze --json of both
+#    runs must give every child its expected class, statistics over the
+#    successes only, exit 3
+# 4. tests/cluster/compare.sh: sacct/squeue/sbatch answers of the two runs,
+#    field by field; fails on a difference not in tests/cluster/fidelity-allow.txt
+# SB_CLUSTER_KEEP=DIR copies the work directory (recording included) there.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+user=${SB_CLUSTER_USER:-sbtest}
+T0=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - T0 ))s"; }
+fail() { echo "cluster acceptance: FAIL: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || fail "run as root (it starts Slurm and creates the test user)"
+for f in sbctl sbagent; do [ -x "$build/bin/$f" ] || fail "$build/bin/$f missing: build first"; done
+[ -x "$build/fake/bin/sbfake" ] || fail "$build/fake/bin/sbfake missing: build first"
+command -v jq >/dev/null || fail "jq missing (tests/install-deps.sh installs it)"
+
+W=$(mktemp -d /tmp/sbench-cluster.XXXXXX)
+fake_pids=()
+cleanup() {
+	local rc=$?
+	set +e
+	# the fake's jobs, if any are left (as the user that owns them)
+	[ -d "$W/fake/state" ] && runuser -u "$user" -- env SB_FAKE_SLURM_DIR="$W/fake/state" "$W/fakebin/sbfake" shutdown >/dev/null 2>&1
+	for p in "${fake_pids[@]}"; do kill "$p" 2>/dev/null; done
+	echo "== stopping the cluster ($(elapsed))"
+	bash "$here/stop.sh"
+	if [ -n "${SB_CLUSTER_KEEP:-}" ]; then mkdir -p "$SB_CLUSTER_KEEP" && cp -a "$W/." "$SB_CLUSTER_KEEP/"; fi
+	rm -rf "$W"
+	if [ $rc -eq 0 ]; then echo "cluster acceptance: PASS ($(elapsed))"; else echo "cluster acceptance: FAIL (exit $rc, $(elapsed))" >&2; fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "== starting the single-node Slurm ($(elapsed))"
+bash "$here/start.sh" || fail "the Slurm cluster could not start (see the messages above)"
+cgmode=$(cat /run/slurmlab.mode)
+echo "   process tracking: $cgmode; $(sinfo -h -o '%N %T %c CPUs %m MB'); $(sbatch --version)"
+
+id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"
+uid=$(id -u "$user")
+home=$(getent passwd "$user" | cut -d: -f6)
+[ -d "$home" ] || { mkdir -p "$home" && chown "$user:" "$home"; }
+
+# a world-readable copy of the programs: the clone may live under /root
+chmod 755 "$W"
+mkdir -p "$W/bin" "$W/fakebin" "$W/real" "$W/fake"
+cp "$build/bin/sbctl" "$build/bin/sbagent" "$W/bin/"
+cp -a "$build/fake/bin/." "$W/fakebin/"
+cp "$here/spec.yaml" "$here/scenario.sh" "$W/"
+chmod -R a+rX "$W"
+chown "$user:" "$W/real" "$W/fake"
+
+# as_user ENV... -- CMD...: a fresh login-less shell of the test user
+base_env=(HOME="$home" USER="$user" LOGNAME="$user" LANG=C.UTF-8 TZ="${TZ:-UTC}" SB_AGENT="$W/bin/sbagent" SBFAKE="$W/fakebin/sbfake")
+real_env=("${base_env[@]}" PATH="$W/bin:/usr/local/bin:/usr/bin:/bin")
+fake_env=("${base_env[@]}" PATH="$W/fakebin:$W/bin:/usr/local/bin:/usr/bin:/bin"
+	SB_FAKE_SLURM_DIR="$W/fake/state" SB_FAKE_CLUSTER=lab SB_FAKE_CPUS="$(nproc)"
+	SB_FAKE_KILLWAIT=10 SB_FAKE_NODENAME="$(hostname -s)")
+as_real() { runuser -u "$user" -- env -i "${real_env[@]}" "$@"; }
+as_fake() { runuser -u "$user" -- env -i "${fake_env[@]}" "$@"; }
+
+echo "== scenario: 8 children, real Slurm and fake side by side, as $user (uid $uid) ($(elapsed))"
+as_real bash "$W/scenario.sh" real "$W/real" "$W/spec.yaml" > "$W/real.log" 2>&1 &
+real_pid=$!
+as_fake bash "$W/scenario.sh" fake "$W/fake" "$W/spec.yaml" > "$W/fake.log" 2>&1 &
+fake_pids+=($!)
+rc_real=0; wait "$real_pid" || rc_real=$?
+rc_fake=0; wait "${fake_pids[0]}" || rc_fake=$?
+echo "---- real run"; cat "$W/real.log"
+echo "---- fake run"; cat "$W/fake.log"
+[ $rc_real -eq 0 ] || fail "the scenario against the real Slurm failed (exit $rc_real)"
+[ $rc_fake -eq 0 ] || fail "the scenario against the fake Slurm failed (exit $rc_fake)"
+echo "   scenarios done ($(elapsed))"
+
+# expected classes, by child index
+oom_class=killed; oom_state=OUT_OF_MEMORY
+if [ "$cgmode" != cgroup ]; then oom_class=failed; oom_state=FAILED; fi
+exp_real=(killed killed "$oom_class" failed succeeded invalid succeeded succeeded)
+exp_fake=(killed killed killed failed succeeded invalid succeeded succeeded)
+exp_state=(TIMEOUT "CANCELLED by $uid" "$oom_state" FAILED COMPLETED COMPLETED COMPLETED COMPLETED)
+exp_fake_state=(TIMEOUT "CANCELLED by $uid" OUT_OF_MEMORY FAILED COMPLETED COMPLETED COMPLETED COMPLETED)
+
+errors=0
+check() { # check WHAT GOT WANT
+	if [ "$2" = "$3" ]; then echo "   ok   $1: $2"; else echo "   FAIL $1: got '$2', want '$3'"; errors=$((errors + 1)); fi
+}
+
+verify() { # verify MODE
+	local mode=$1 dir A as exp states rc i cls
+	dir=$(cat "$W/$mode/bench_dir"); A=$(cat "$W/$mode/array_id")
+	if [ "$mode" = real ]; then as=as_real; exp=("${exp_real[@]}"); states=("${exp_state[@]}")
+	else as=as_fake; exp=("${exp_fake[@]}"); states=("${exp_fake_state[@]}"); fi
+	echo "== $mode Slurm: the benchmark's children (array job $A)"
+	jq -r '.jobs[] | "   job \(.job_id) array \(.array) children \(.children | map(tostring) | join(","))"' "$W/$mode/submit.json"
+	echo "-- sacct -X -P --format=JobID,JobName,State,ExitCode"
+	$as sacct -X -P -j "$A" --format=JobID,JobName,State,ExitCode | sed 's/^/   /'
+	echo "-- sbctl status (fresh shell, as $user)"
+	rc=0; $as bash -c "cd '$W/$mode' && SB_INDEX='$W/$mode/index.sqlite' sbctl status '$dir'" > "$W/$mode/status.txt" 2>&1 || rc=$?
+	sed 's/^/   /' "$W/$mode/status.txt"
+	check "$mode: sbctl status exit" "$rc" 3
+	rc=0; $as bash -c "cd '$W/$mode' && SB_INDEX='$W/$mode/index.sqlite' sbctl status '$dir' --json" > "$W/$mode/status.json" 2> "$W/$mode/status.err" || rc=$?
+	check "$mode: sbctl status --json exit" "$rc" 3
+	rc=0; $as bash -c "cd '$W/$mode' && SB_INDEX='$W/$mode/index.sqlite' sbctl analyze '$dir' --json" > "$W/$mode/analyze.json" 2> "$W/$mode/analyze.err" || rc=$?
+	check "$mode: sbctl analyze --json exit" "$rc" 3
+	echo "-- classes (child: class / sacct state / reason)"
+	for i in 0 1 2 3 4 5 6 7; do
+		cls=$(jq -r ".children[$i].class" "$W/$mode/status.json")
+		st=$($as sacct -X -P -n -j "${A}_$i" --format=State 2>/dev/null | head -n 1)
+		echo "   child $i: $cls / $st / $(jq -r ".children[$i].reason // \"\"" "$W/$mode/status.json")"
+		check "$mode: child $i class" "$cls" "${exp[$i]}"
+		check "$mode: child $i sacct state" "$st" "${states[$i]}"
+	done
+	check "$mode: analyze counts" "$(jq -S -c '.counts | with_entries(select(.value > 0))' "$W/$mode/analyze.json")" \
+		"$(printf '%s\n' "${exp[@]}" | jq -R . | jq -sSc 'group_by(.) | map({(.[0]): length}) | add')"
+	check "$mode: analyze score over successes (n mean min max)" \
+		"$(jq -r '.groups[0].metrics.score | "\(.n) \(.mean) \(.min) \(.max)"' "$W/$mode/analyze.json")" "3 8.5 6 10.5"
+	check "$mode: analyze excluded children" "$(jq -c '[.excluded[].index]' "$W/$mode/analyze.json")" "[0,1,2,3,5]"
+}
+verify real
+verify fake
+
+echo "== fidelity: the real Slurm's answers against the fake's ($(elapsed))"
+frc=0; bash "$here/compare.sh" "$W/real/snap" "$W/fake/snap" "$uid" || frc=$?
+[ $frc -eq 0 ] || { echo "   FAIL fidelity: unexpected differences (above)"; errors=$((errors + 1)); }
+
+[ $errors -eq 0 ] || fail "$errors check(s) failed"

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# One run of the acceptance scenario, as the ordinary user that runs it,
+# against whatever Slurm is first on PATH (real or fake):
+#   scenario.sh MODE OUT SPEC
+# MODE: real | fake (fake: injects the OOM with `sbfake oom`, since the fake
+# limits no memory).  OUT: an empty directory this user owns; everything goes
+# there: root/ (the benchmark root), submit.json, snap/<moment>.<what>
+# (sacct/squeue/sbatch answers for the fidelity comparison), rec/ (an
+# `sbfake record` of the run, real mode only), scenario.log.
+# Needs on PATH: sbctl (SB_AGENT set when sbagent is not beside it), the
+# Slurm commands, jq.  SBFAKE: the sbfake program (for record/oom).
+set -euo pipefail
+mode=$1 out=$2 spec=$3
+cd "$out"
+mkdir -p snap shim root
+log() { printf '[%s %s] %s\n' "$(date +%T)" "$mode" "$*"; }
+export SB_ROOT="$out/root" SB_INDEX="$out/index.sqlite"
+
+# sbatch goes through a shim that keeps its arguments, output and status
+real_sbatch=$(command -v sbatch)
+cat > shim/sbatch <<SHIM
+#!/bin/bash
+printf '%s\n' "\$*" >> "$out/snap/submit.sbatch-args"
+"$real_sbatch" "\$@" > "$out/shim/sbatch.out" 2> "$out/shim/sbatch.err"; rc=\$?
+cat "$out/shim/sbatch.out" >> "$out/snap/submit.sbatch-stdout"
+cat "$out/shim/sbatch.err" >> "$out/snap/submit.sbatch-stderr"
+echo "rc=\$rc" >> "$out/snap/submit.sbatch-stdout"
+cat "$out/shim/sbatch.out"; cat "$out/shim/sbatch.err" >&2
+exit \$rc
+SHIM
+chmod +x shim/sbatch
+export PATH="$out/shim:$PATH"
+
+SACCT_FIELDS=JobID,JobIDRaw,JobName,State,ExitCode,Timelimit,NodeList,AllocCPUS,Partition,Elapsed,Start,End,User
+# snap MOMENT: what sacct and squeue say now about the array
+snap() {
+	local m=$1
+	sacct -X -P -n -j "$A" --format="$SACCT_FIELDS" > "snap/$m.sacct-X" 2>&1 || true
+	sacct -P -n -j "$A" --format=JobID,JobIDRaw,JobName,State,ExitCode > "snap/$m.sacct-steps" 2>&1 || true
+	squeue -h -r -j "$A" -o '%i|%A|%F|%K|%j|%T|%t|%r|%l|%C|%D' > "snap/$m.squeue-r" 2>&1 || true
+	squeue -h -j "$A" -o '%i|%F|%K|%T|%r' > "snap/$m.squeue" 2>&1 || true
+}
+# state_of TASK: the task's state in squeue (-r), empty when not listed
+state_of() { squeue -h -r -j "${A}_$1" -o %T 2>/dev/null | head -n 1 || true; }
+# wait_state TASK STATE SECONDS
+wait_state() {
+	local i
+	for ((i = 0; i < $3 * 4; i++)); do
+		[ "$(state_of "$1")" = "$2" ] && return 0
+		sleep 0.25
+	done
+	log "task $1 never reached $2 (now: $(state_of "$1"))"; return 1
+}
+
+t0=$(date +%s)
+log "sbctl submit (PATH: $(command -v sbatch))"
+sbctl submit "$spec" --json > submit.json
+A=$(jq -r '.jobs[0].job_id' submit.json)
+dir=$(jq -r '.benchmark.dir' submit.json)
+echo "$A" > array_id
+echo "$dir" > bench_dir
+log "array job $A, directory $dir"
+snap submit
+
+if [ "$mode" = real ] && [ -n "${SBFAKE:-}" ]; then
+	# record the real run for the replay tests (stopped after the tamper below)
+	SB_FAKE_SLURM_DIR="$out/fake-unused" "$SBFAKE" record "$dir" "$out/rec" --interval 1 --duration 600 --jobs "$A" \
+		> rec.log 2>&1 &
+	rec_pid=$!
+fi
+
+# child 1: scancel its task once it runs
+wait_state 1 RUNNING 60
+wait_state 0 RUNNING 60
+sleep 1
+snap running
+log "scancel ${A}_1"
+scancel "${A}_1"
+sleep 2
+snap cancelled
+
+# child 2: the OOM kill (the fake has no memory limit: inject it)
+if [ "$mode" = fake ]; then
+	wait_state 2 RUNNING 60
+	sleep 2
+	log "sbfake oom ${A}_2"
+	"$SBFAKE" oom "${A}_2"
+fi
+
+log "sbctl wait"
+rc=0; sbctl wait "$dir" --timeout 280 --interval 5 > wait.out 2>&1 || rc=$?
+log "sbctl wait: exit $rc after $(( $(date +%s) - t0 )) s"
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || { cat wait.out; exit 1; }
+
+# child 5: its result changes after it finished
+log "changing runs/5/out.txt after the finish"
+echo "edited afterwards" >> "$dir/runs/5/out.txt"
+sleep 2
+snap final
+# what Slurm wrote into each child's output files (its own messages included)
+for i in 0 1 2 3 4 5 6 7; do
+	cat "$dir/runs/$i"/slurm-*.out > "snap/final.child$i-out" 2>/dev/null || true
+	cat "$dir/runs/$i"/slurm-*.err > "snap/final.child$i-err" 2>/dev/null || true
+done
+
+# error answers
+{
+	echo "## sacct --format=ArrayJobID"; sacct -X -P -n -j "$A" --format=ArrayJobID 2>&1; echo "rc=$?"
+	echo "## sacct --format=Restarts"; sacct -X -P -n -j "$A" --format=Restarts 2>&1; echo "rc=$?"
+	echo "## scancel of a finished task"; scancel "${A}_3" 2>&1; echo "rc=$?"
+	echo "## squeue -j of an unknown job"; squeue -h -j 999999 2>&1; echo "rc=$?"
+	echo "## sbatch --array above MaxArraySize"; "$real_sbatch" --parsable --array=0-2000 --wrap true 2>&1; echo "rc=$?"
+	echo "## sbatch without #!"; printf 'true\n' > noshebang.sh; "$real_sbatch" noshebang.sh 2>&1; echo "rc=$?"
+	echo "## scontrol show config"; scontrol show config | grep -E '^(MaxArraySize|KillWait|MinJobAge) '
+} > snap/final.errors 2>&1 || true
+
+if [ -n "${rec_pid:-}" ]; then
+	sleep 2
+	kill "$rec_pid" 2>/dev/null || true
+	wait "$rec_pid" 2>/dev/null || true
+fi
+log "done after $(( $(date +%s) - t0 )) s"
