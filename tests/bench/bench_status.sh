@@ -10,10 +10,14 @@
 # array is real to the scheduler but stays pending and nothing runs), then
 # given 4 signed records each (start, heartbeat, heartbeat, finish) by
 # build/tests/gen_status_logs with the benchmark's key, as sbagent writes
-# them.  Times, warm cache, best of SB_BENCH_RUNS (default 3):
+# them.  sacct then answers as it would once the benchmark has run: one
+# COMPLETED row per task (JobID A_T, the raw id the log names), replayed by
+# a shim in front of the fake's sacct (running 100,000 jobs on the fake
+# would take far longer than the benchmark); squeue is the fake's.
+# Times, warm cache, best of SB_BENCH_RUNS (default 3):
 #   - the floor;
 #   - sbctl status --offline --json (the logs alone);
-#   - sbctl status --json against the fake (logs + sacct + squeue);
+#   - sbctl status --json (logs + sacct + squeue);
 # and the first status run (cold local index: every log head recorded).
 # Exits 1 when sacct is called other than ceil(arrays/1000) times, or when a
 # status run fails; SB_BENCH_STRICT=1 also exits 1 when over the budget.
@@ -41,13 +45,20 @@ cat > "$work/shim/sbatch" <<EOF
 echo call >> "$work/calls.sbatch"
 exec "$SB_FAKE_BIN/sbatch" --begin=now+1day "\$@"
 EOF
-for cmd in sacct squeue; do
-	cat > "$work/shim/$cmd" <<EOF
+cat > "$work/shim/squeue" <<EOF
 #!/bin/sh
-echo call >> "$work/calls.$cmd"
-exec "$SB_FAKE_BIN/$cmd" "\$@"
+echo call >> "$work/calls.squeue"
+exec "$SB_FAKE_BIN/squeue" "\$@"
 EOF
-done
+# sacct -j ...: the accounting of the finished benchmark, once it exists
+cat > "$work/shim/sacct" <<EOF
+#!/bin/sh
+echo call >> "$work/calls.sacct"
+case " \$* " in
+*" -j "*) [ -f "$work/acct" ] && exec cat "$work/acct" ;;
+esac
+exec "$SB_FAKE_BIN/sacct" "\$@"
+EOF
 chmod +x "$work"/shim/*
 calls() { if [ -f "$work/calls.$1" ]; then wc -l < "$work/calls.$1" | tr -d ' '; else echo 0; fi; }
 
@@ -78,10 +89,14 @@ dir=$(jq -r .benchmark.dir "$work/submit.json")
 digest=$(jq -r .benchmark.digest "$work/submit.json")
 arrays=$(jq '.jobs | length' "$work/submit.json")
 jq -r '.child_list[] | "\(.index) \(.digest)"' "$dir/benchmark.json" > "$work/digests"
-jq -r '.jobs[] | .job_id as $j | .children | to_entries[] | "\(.value) \($j) \($j) \(.key)"' \
+# raw job ids as Slurm gives array tasks when they start: unique, from 5000000
+jq -r '.jobs[] | .job_id as $j | .children | to_entries[] | "\(.value) \(5000000 + .value) \($j) \(.key)"' \
 	"$work/submit.json" | sort -n -k1,1 > "$work/jobs"
 join -j 1 <(sort -k1,1 "$work/digests") <(sort -k1,1 "$work/jobs") | sort -n -k1,1 > "$work/lines"
 [ "$(wc -l < "$work/lines")" -eq "$children" ] || { echo "bench_status: child list and jobs disagree" >&2; exit 1; }
+day=$(date +%Y-%m-%d)
+awk -v d="$day" -v name="sb-${digest:0:12}-a0" '{ printf "%s_%s|%s|%s|COMPLETED|0:0|%sT00:00:01|%sT00:00:02|%sT00:02:03|node1\n", $4, $5, $3, name, d, d, d }' \
+	"$work/lines" > "$work/acct.tmp"
 t2=$(now)
 "$gen" "$dir" "$digest" < "$work/lines" > /dev/null
 t3=$(now)
@@ -105,6 +120,7 @@ t5=$(now)
 verified=$(jq '.counts.succeeded' "$work/first.json")
 [ "$verified" -eq "$children" ] || {
 	echo "bench_status: --offline: $verified of $children children verified as succeeded" >&2; exit 1; }
+mv "$work/acct.tmp" "$work/acct"
 floor_cmd > /dev/null
 floor=$(best floor_cmd)
 offline=$(best offline_cmd)
@@ -115,6 +131,8 @@ sacct_calls=$(( ($(calls sacct) - before) / runs ))
 squeue_calls=$(( ($(calls squeue) - sq_before) / runs ))
 want_sacct=$(( (arrays + 999) / 1000 ))
 online_counts=$("$sbctl" status "$dir" --json | jq -c '.counts | with_entries(select(.value > 0))' || true)
+[ "$online_counts" = "{\"succeeded\":$children}" ] || {
+	echo "bench_status: with the scheduler, not every child succeeded: $online_counts" >&2; exit 1; }
 
 printf 'status: %d children, %d log files, %d records, %d bytes; %d job arrays\n' \
 	"$children" "$files" $((files * 4)) "$bytes" "$arrays"
@@ -124,7 +142,7 @@ printf '  floor (cat | openssl dgst -hmac):       %.3f s\n' "$floor"
 printf '  sbctl status --offline --json, 1st run: %.3f s  (fills the local index)\n' "$(echo "$t5 - $t4" | bc -l)"
 printf '  sbctl status --offline --json:          %.3f s  (%.2fx the floor)\n' "$offline" \
 	"$(echo "$offline / $floor" | bc -l)"
-printf '  sbctl status --json (fake Slurm):       %.3f s  (%.2fx the floor)\n' "$online" \
+printf '  sbctl status --json (sacct, squeue):    %.3f s  (%.2fx the floor)\n' "$online" \
 	"$(echo "$online / $floor" | bc -l)"
 printf '  scheduler calls per status: %d sacct (budget ceil(%d arrays / 1000) = %d), %d squeue\n' \
 	"$sacct_calls" "$arrays" "$want_sacct" "$squeue_calls"
