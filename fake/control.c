@@ -167,7 +167,7 @@ int fake_scancel_main(int argc, char **argv)
 	if (nids) {
 		for (i = 1; i < argc; i++) {
 			const char *a = argv[i];
-			int whole = 0, live = 0;
+			int whole = 0, live = 0, comp = 0;
 			size_t n;
 			if (a[0] == '-') {
 				if (!strchr(a, '=') && a[1] && !a[2] && strchr("sntuMpqwA", a[1]))
@@ -190,13 +190,20 @@ int fake_scancel_main(int argc, char **argv)
 					continue;
 				if (!fake_task_is_ended(t) && !t->completing)
 					live++;
+				if (t->completing)
+					comp++;
 				if (cancel_task(&st, t, whole, sig, batch) != 0) {
 					fake_close(&st);
 					free(marks);
 					return 1;
 				}
 			}
-			if (n == 0) {
+			/* Slurm 22.05: a plain cancel of an unknown or finished
+			 * job says nothing and succeeds; with -s it is an error,
+			 * "Invalid job id specified" for finished jobs too */
+			if (sig == 0 && (n == 0 || !live))
+				continue;
+			if (n == 0 || (!live && !comp)) {
 				if (!quiet)
 					fprintf(stderr, "scancel: error: Kill job error on job id %s: Invalid job id specified\n", a);
 				rc = 1;

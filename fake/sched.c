@@ -288,6 +288,8 @@ int fake_schedule(struct fake_state *st)
 	}
 
 	/* 2. start what may start, oldest first */
+	const struct fake_job *unsplit_job = NULL;
+	const char *unsplit_reason = NULL;
 	for (i = 0; i < st->ntasks; i++) {
 		struct fake_task *t = &st->tasks[i];
 		struct fake_job *j = t->job;
@@ -306,8 +308,18 @@ int fake_schedule(struct fake_state *st)
 		} else {
 			if (j->throttle > 0 && j->active >= j->throttle)
 				reason = "JobArrayTaskLimit";
-			else if (blocked || used + j->cpus > cpus)
-				reason = blocked++ ? "Priority" : "Resources";
+			else if (blocked || used + j->cpus > cpus) {
+				/* the tasks not split off an array are one job record
+				 * in Slurm, with one reason: all get the first one's */
+				if (t->raw_id == 0 && j == unsplit_job && unsplit_reason)
+					reason = unsplit_reason;
+				else
+					reason = blocked++ ? "Priority" : "Resources";
+				if (t->raw_id == 0) {
+					unsplit_job = j;
+					unsplit_reason = reason;
+				}
+			}
 		}
 		if (reason) {
 			if (strcmp(t->reason, reason) != 0) {
@@ -425,48 +437,79 @@ int fake_request_kill(struct fake_state *st, struct fake_task *t,
 	return 0;
 }
 
+/* The job's largest process by resident memory, as the cgroup OOM killer
+ * picks it: among the members of the job's process group and all their
+ * descendants (a cgroup holds those too, e.g. the command sbagent runs in a
+ * process group of its own). */
 long fake_largest_in_pgrp(long pgid)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
+	struct pinfo { long pid, ppid, pg, rss; int in; } *v = NULL;
+	size_t n = 0, cap = 0, i;
 	long best = pgid, best_rss = -1;
+	int changed;
 
 	if (!d)
 		return pgid;
 	while ((e = readdir(d)) != NULL) {
-		char path[300], buf[1024], *p;
-		long pid = atol(e->d_name), pg = 0, rss = 0;
+		char path[300], buf[1024], *p, st_c;
+		long pid = atol(e->d_name), ppid, pg, rss_pages;
+		unsigned long vsize;
 		FILE *f;
-		size_t n;
+		size_t got;
 		if (pid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		n = fread(buf, 1, sizeof(buf) - 1, f);
+		got = fread(buf, 1, sizeof(buf) - 1, f);
 		fclose(f);
-		buf[n] = '\0';
+		buf[got] = '\0';
 		p = strrchr(buf, ')');
 		if (!p)
 			continue;
 		/* fields after ')': state ppid pgrp session ... rss is field 24 */
-		{
-			char st_c;
-			long ppid;
-			unsigned long vsize;
-			long rss_pages;
-			if (sscanf(p + 2, "%c %ld %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %lu %ld",
-				   &st_c, &ppid, &pg, &vsize, &rss_pages) != 5)
-				continue;
-			rss = rss_pages;
+		if (sscanf(p + 2, "%c %ld %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %lu %ld",
+			   &st_c, &ppid, &pg, &vsize, &rss_pages) != 5)
+			continue;
+		if (n == cap) {
+			struct pinfo *nv;
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
 		}
-		if (pg == pgid && rss > best_rss) {
-			best_rss = rss;
-			best = pid;
-		}
+		v[n].pid = pid;
+		v[n].ppid = ppid;
+		v[n].pg = pg;
+		v[n].rss = rss_pages;
+		v[n].in = pg == pgid;
+		n++;
 	}
 	closedir(d);
+	do {
+		changed = 0;
+		for (i = 0; i < n; i++) {
+			size_t k;
+			if (v[i].in)
+				continue;
+			for (k = 0; k < n; k++)
+				if (v[k].in && v[k].pid == v[i].ppid) {
+					v[i].in = 1;
+					changed = 1;
+					break;
+				}
+		}
+	} while (changed);
+	for (i = 0; i < n; i++)
+		if (v[i].in && v[i].rss > best_rss) {
+			best_rss = v[i].rss;
+			best = v[i].pid;
+		}
+	free(v);
 	return best;
 }
 
@@ -476,6 +519,7 @@ struct sup {
 	long array_id, task_id;
 	int restarts;
 	pid_t child;
+	long raw_id;
 	double start;
 	long limit;
 	int sig, sig_time, sig_batch;
@@ -637,8 +681,8 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (chdir(j->workdir) != 0) {
 			snprintf(chdir_msg, sizeof(chdir_msg),
-				 "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
-				 j->workdir, strerror(errno));
+				 "slurmstepd-%s: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+				 fake_nodename(), j->workdir, strerror(errno));
 			if (chdir("/tmp") != 0)
 				_exit(1);
 		}
@@ -664,7 +708,7 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 		if (chdir_msg[0])
 			fake_write_all(2, chdir_msg, strlen(chdir_msg));
 		execve(script, argv_list, env);
-		dprintf(2, "slurmstepd: error: execve(): %s: %s\n", script, strerror(errno));
+		dprintf(2, "slurmstepd-%s: error: execve(): %s: %s\n", fake_nodename(), script, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	setpgid(pid, pid);
@@ -704,6 +748,21 @@ static void append_line(const char *path, const char *line)
 	}
 }
 
+/* slurmstepd's notice in the job's stderr when it kills the job, as Slurm
+ * 22.05 wrote it: "slurmstepd-vm: error: *** JOB 4 ON vm CANCELLED AT
+ * 2026-11-30T13:39:45 DUE TO TIME LIMIT ***" (JOB: the raw id) */
+static void cancel_notice(const struct sup *s, const char *why)
+{
+	char line[512], tb[64];
+
+	if (!s->errpath[0])
+		return;
+	fake_fmt_time(fake_now(), tb, sizeof(tb));
+	snprintf(line, sizeof(line), "slurmstepd-%s: error: *** JOB %ld ON %s CANCELLED AT %s%s ***\n",
+		 fake_nodename(), s->raw_id, fake_nodename(), tb, why);
+	append_line(s->errpath, line);
+}
+
 int fake_supervise_main(int argc, char **argv)
 {
 	struct fake_state st;
@@ -734,6 +793,7 @@ int fake_supervise_main(int argc, char **argv)
 		return 1;
 	}
 	s.start = t->start;
+	s.raw_id = t->raw_id;
 	s.limit = t->job->time_limit;
 	s.sig = t->job->sig;
 	s.sig_time = t->job->sig_time;
@@ -770,6 +830,7 @@ int fake_supervise_main(int argc, char **argv)
 				fake_commit(&st);
 			}
 			fake_close(&st);
+			cancel_notice(&s, " DUE TO TIME LIMIT");
 			kill(-s.child, SIGCONT);
 			kill(-s.child, SIGTERM);
 			killing = 1;
@@ -812,12 +873,14 @@ int fake_supervise_main(int argc, char **argv)
 					char line[512];
 					oom = 1;
 					snprintf(line, sizeof(line),
-						 "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=%ld.batch. "
+						 "slurmstepd-%s: error: Detected 1 oom-kill event(s) in StepId=%ld.batch. "
 						 "Some of your processes may have been killed by the cgroup out-of-memory handler.\n",
-						 t->raw_id);
+						 fake_nodename(), t->raw_id);
 					kill((pid_t)victim, SIGKILL);
 					append_line(s.errpath, line);
 				} else {
+					if (!strncmp(t->kill_state, "CANCELLED", 9))
+						cancel_notice(&s, "");
 					killing = 1;
 					kill(-s.child, SIGCONT);
 					kill(-s.child, t->kill_sig ? t->kill_sig : SIGTERM);

@@ -34,7 +34,7 @@ sbfake oom $oom
 wait_for 5 all_done
 expect "OUT_OF_MEMORY" "$(acct $oom State,ExitCode)" "OUT_OF_MEMORY|0:125"
 expect "slurmstepd's notice" "$(head -1 oom.out)" \
-	"slurmstepd: error: Detected 1 oom-kill event(s) in StepId=$oom.batch. Some of your processes may have been killed by the cgroup out-of-memory handler."
+	"slurmstepd-node1: error: Detected 1 oom-kill event(s) in StepId=$oom.batch. Some of your processes may have been killed by the cgroup out-of-memory handler."
 expect "script went on after its child was killed" "$(tail -1 oom.out)" "child status 137"
 
 # preemption: SIGTERM, then PREEMPTED

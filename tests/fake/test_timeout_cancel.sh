@@ -15,7 +15,10 @@ id=$(SB_FAKE_KILLWAIT=1 sbatch --parsable -t 1 -o to.out trap.sh)
 wait_for 3 squeue_is "CG COMPLETING" -h -j $id -o '%t %T'
 expect "sacct already says TIMEOUT" "$(acct $id State,ExitCode)" "TIMEOUT|0:0"
 wait_for 5 all_done
-expect "TERM first, then KILL" "$(cat to.out)" "started
+# slurmstepd's notice (Slurm 22.05, tests/cluster), in the output as stderr joins it
+expect_match "time limit notice" "$(grep '^slurmstepd-' to.out)" \
+	"^slurmstepd-node1: error: \\*\\*\\* JOB $id ON node1 CANCELLED AT [0-9T:-]+ DUE TO TIME LIMIT \\*\\*\\*$"
+expect "TERM first, then KILL" "$(grep -v '^slurmstepd-' to.out)" "started
 TERM"
 expect "TIMEOUT" "$(acct $id State,ExitCode,Elapsed,Timelimit)" "TIMEOUT|0:0|00:00:01|00:00:01"
 
@@ -56,7 +59,9 @@ wait_for 5 two_up
 scancel ${id}_0
 scancel ${id}_3
 wait_for 5 grep -q TERM slow-0.out
-expect "trap saw TERM" "$(cat slow-0.out)" "up
+expect_match "cancel notice" "$(grep '^slurmstepd-' slow-0.out)" \
+	"^slurmstepd-node1: error: \\*\\*\\* JOB [0-9]+ ON node1 CANCELLED AT [0-9T:-]+ \\*\\*\\*$"
+expect "trap saw TERM" "$(grep -v '^slurmstepd-' slow-0.out)" "up
 TERM in 0"
 expect "cancelled running task" "$(acct ${id}_0 State,ExitCode)" "CANCELLED by $T_UID|0:0"
 expect "pending task cancelled: no row" "$(acct ${id}_3 State)" ""
@@ -67,10 +72,16 @@ expect "whole array cancelled" "$(acct $id JobID,State | sed "s/^$id//")" "_0|CA
 _1|CANCELLED by $T_UID
 _2|CANCELLED by $T_UID
 _[4-5%2]|CANCELLED by $T_UID"
+# Slurm 22.05 (tests/cluster): a plain cancel of a finished or unknown job
+# is silent and succeeds; with -s it fails, "Invalid job id specified"
 out=$(scancel $id 2>&1); rc=$?
-expect "scancel of a finished job" "$out rc=$rc" "scancel: error: Kill job error on job id $id: Job/step already completing or completed rc=1"
+expect "scancel of a finished job" "$out rc=$rc" " rc=0"
 out=$(scancel 99999 2>&1); rc=$?
-expect "scancel of an unknown job" "$out rc=$rc" "scancel: error: Kill job error on job id 99999: Invalid job id specified rc=1"
+expect "scancel of an unknown job" "$out rc=$rc" " rc=0"
+out=$(scancel -s KILL $id 2>&1); rc=$?
+expect "scancel -s of a finished job" "$out rc=$rc" "scancel: error: Kill job error on job id $id: Invalid job id specified rc=1"
+out=$(scancel -s USR1 99999 2>&1); rc=$?
+expect "scancel -s of an unknown job" "$out rc=$rc" "scancel: error: Kill job error on job id 99999: Invalid job id specified rc=1"
 
 # scancel --signal delivers without cancelling; KillWait from the environment
 cat > usr.sh <<'SCRIPT'
