@@ -113,7 +113,9 @@ static void field_value(const struct arow *r, enum fld id, double now, char *out
 	case F_PARTITION: snprintf(out, n, "%s", j->partition); break;
 	case F_ACCOUNT: snprintf(out, n, "%s", j->account ? j->account : ""); break;
 	case F_ALLOCCPUS: case F_NCPUS:
-		snprintf(out, n, "%d", (pending || r->start <= 0) ? 0 : j->cpus);
+		/* Slurm 22.05 shows the requested CPUs while pending too
+		 * (tests/cluster: `123_[3-7%8]|...|PENDING|...|1|`) */
+		snprintf(out, n, "%d", j->cpus);
 		break;
 	case F_REQCPUS: snprintf(out, n, "%d", j->cpus); break;
 	case F_NNODES: snprintf(out, n, "1"); break;
@@ -504,7 +506,7 @@ int fake_sacct_main(int argc, char **argv)
 			if (states) {
 				char sb[256], *tok, *sv = NULL, base[64];
 				int hit = 0;
-				snprintf(base, sizeof(base), "%s", r->state);
+				snprintf(base, sizeof(base), "%.63s", r->state);
 				if (strchr(base, ' '))
 					*strchr(base, ' ') = '\0';
 				snprintf(sb, sizeof(sb), "%s", states);
