@@ -35,6 +35,13 @@ expect "wait: timeout exits 1" "$?" 1
 took=$(( ($(date +%s%N) - start) / 1000000 ))
 expect_match "wait: gave up after about 1 s (${took} ms)" "$took" '^(9[0-9]{2}|1[0-9]{3}|2[0-4][0-9]{2})$'
 expect_match "wait: says why" "$(cat w.err)" 'timed out after 1 s'
+# wait polls gently: with the default interval (30 s) a 2 s wait asks sacct
+# at its start and once more at the timeout, not in a loop
+shim sacct ''
+"$SBCTL" wait "$tdir" --timeout 2 > /dev/null 2>&1
+expect "wait: default interval, timeout exits 1" "$?" 1
+expect "wait: two sacct calls in 2 s with the default interval" "$(count_calls sacct)" 2
+rm "$SHIM/sacct"
 scancel "$ta"
 
 # -- every child succeeds ----------------------------------------------------
