@@ -870,14 +870,9 @@ int fake_supervise_main(int argc, char **argv)
 				handled_kill = t->kill_time;
 				if (!strcmp(t->kill_state, "OUT_OF_MEMORY")) {
 					long victim = fake_largest_in_pgrp(s.child);
-					char line[512];
+					/* slurmstepd's notice comes when the step ends */
 					oom = 1;
-					snprintf(line, sizeof(line),
-						 "slurmstepd-%s: error: Detected 1 oom-kill event(s) in StepId=%ld.batch. "
-						 "Some of your processes may have been killed by the cgroup out-of-memory handler.\n",
-						 fake_nodename(), t->raw_id);
 					kill((pid_t)victim, SIGKILL);
-					append_line(s.errpath, line);
 				} else {
 					if (!strncmp(t->kill_state, "CANCELLED", 9))
 						cancel_notice(&s, "");
@@ -894,6 +889,16 @@ int fake_supervise_main(int argc, char **argv)
 
 	/* the batch script is gone: nothing of the job may outlive it */
 	kill(-s.child, SIGKILL);
+	if (oom) {
+		/* as slurmstepd writes it, at the end of the step (so after what
+		 * the script printed about its killed child) */
+		char line[512];
+		snprintf(line, sizeof(line),
+			 "slurmstepd-%s: error: Detected 1 oom-kill event(s) in StepId=%ld.batch. "
+			 "Some of your processes may have been killed by the cgroup out-of-memory handler.\n",
+			 fake_nodename(), s.raw_id);
+		append_line(s.errpath, line);
+	}
 	t = sup_reload(&st, &s);
 	if (!t) {
 		fake_close(&st);
