@@ -662,6 +662,13 @@ static int apply_snapshot(struct fake_state *st, const struct timeline *tl, long
 				if (sqlite3_step(s) == SQLITE_ROW)
 					restart = sqlite3_column_int(s, 0);
 				sqlite3_finalize(s);
+				/* Slurm 22.05's accounting updates the range of an
+				 * array's pending record late: `24_[2-7%8] PENDING`
+				 * next to rows of tasks 2-4 that already ran
+				 * (tests/cluster).  Such a range is not a new run of
+				 * those tasks: the tasks' own rows stand. */
+				if (n > 1 && restart > 0)
+					continue;
 				if (acct_raw(st, a, t, raw, restart, f[3], f[4], parse_stime(f[6]), parse_stime(f[7])) != 0 ||
 				    upsert_task(st, a, t, raw, f[3], parse_stime(f[6]), parse_stime(f[7]), restart) != 0) {
 					free(tasks);
