@@ -14,7 +14,9 @@
 # documented in docs/fake-slurm.md, "Compared with real Slurm".
 set -euo pipefail
 real=$1 fake=$2 uid=${3:-}
-allow="$(dirname "$0")/fidelity-allow.txt"
+# SB_FIDELITY_ALLOW_EXTRA: another allow-list file, used as well
+allow=$(mktemp)
+cat "$(dirname "$0")/fidelity-allow.txt" ${SB_FIDELITY_ALLOW_EXTRA:+"$SB_FIDELITY_ALLOW_EXTRA"} > "$allow"
 aid() { head -n 1 "$1/submit.sbatch-stdout"; }
 A_real=$(aid "$real"); A_fake=$(aid "$fake")
 
@@ -52,7 +54,7 @@ fields() {
 }
 
 diffs=$(mktemp); infos=$(mktemp)
-trap 'rm -f "$diffs" "$infos"' EXIT
+trap 'rm -f "$diffs" "$infos" "$allow"' EXIT
 for rf in "$real"/*; do
 	name=$(basename "$rf"); ff="$fake/$name"; moment=${name%%.*}; what=${name#*.}
 	[ -f "$ff" ] || { echo "$name: only the real run has it" >> "$diffs"; continue; }
