@@ -523,21 +523,59 @@ static int run_query(char **argv, const char *what, struct sb_sched_rows *rows, 
 	return rc;
 }
 
+/* The rows sorted by JobID text, ties in the order printed: sacct prints one
+ * row per task, so a lookup per child must not scan them all (that is
+ * quadratic: minutes for 100,000 children). */
+struct row_index {
+	const struct sb_sched_row **v;
+	size_t n;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct sb_sched_row *x = *(const struct sb_sched_row *const *)a;
+	const struct sb_sched_row *y = *(const struct sb_sched_row *const *)b;
+	int c = strcmp(x->job_id, y->job_id);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static int row_index_build(struct row_index *ix, const struct sb_sched_rows *rows)
+{
+	size_t i;
+
+	ix->n = 0;
+	ix->v = malloc((rows->n ? rows->n : 1) * sizeof(*ix->v));
+	if (ix->v == NULL)
+		return -1;
+	for (i = 0; i < rows->n; i++)
+		ix->v[i] = &rows->v[i];
+	ix->n = rows->n;
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_row);
+	return 0;
+}
+
 /* A row for a JobID text ("123_4"): the last one printed (sacct -D prints a
  * job's requeued runs first, one row each), and in *earlier the number of
  * rows before it: the restart count of the run the row describes. */
-static const struct sb_sched_row *find_row(const struct sb_sched_rows *rows, const char *job_id,
+static const struct sb_sched_row *find_row(const struct row_index *ix, const char *job_id,
 					   int64_t *earlier)
 {
 	const struct sb_sched_row *last = NULL;
-	size_t i;
+	size_t lo = 0, hi = ix->n;
 
 	*earlier = -1;
-	for (i = 0; i < rows->n; i++)
-		if (!strcmp(rows->v[i].job_id, job_id)) {
-			last = &rows->v[i];
-			(*earlier)++;
-		}
+	while (lo < hi) { /* the first row whose JobID is not below job_id */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->v[mid]->job_id, job_id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->n && !strcmp(ix->v[lo]->job_id, job_id); lo++) {
+		last = ix->v[lo];
+		(*earlier)++;
+	}
 	return last;
 }
 
@@ -667,6 +705,9 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 {
 	struct sb_classify_params p;
 	struct sb_sched_rows acct = { 0 }, queue = { 0 };
+	struct row_index acct_ix = { 0 }, queue_ix = { 0 };
+	const struct sb_subm_entry **outcomes = NULL, **cancels = NULL;
+	size_t *first_attempt = NULL, ncancels = 0;
 	struct sb_subm subm = { 0 };
 	struct sb_subm_writer *w = NULL;
 	struct sb_index *idx;
@@ -693,6 +734,35 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		if (ask_scheduler(st, &acct, &queue, err) < 0)
 			goto out;
 		st->consulted = true;
+		if (row_index_build(&acct_ix, &acct) < 0 || row_index_build(&queue_ix, &queue) < 0) {
+			sb_errorf(err, "out of memory");
+			goto out;
+		}
+	}
+	/* the latest outcome of each (child, attempt), and the cancels, in one
+	 * pass over the submission records (not one pass per child) */
+	first_attempt = calloc(st->n + 1, sizeof(*first_attempt));
+	cancels = calloc(subm.n + 1, sizeof(*cancels));
+	if (first_attempt == NULL || cancels == NULL) {
+		sb_errorf(err, "out of memory");
+		goto out;
+	}
+	for (c = 0; c < st->n; c++)
+		first_attempt[c + 1] = first_attempt[c] + st->children[c].nattempts;
+	outcomes = calloc(first_attempt[st->n] + 1, sizeof(*outcomes));
+	if (outcomes == NULL) {
+		sb_errorf(err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < subm.n; i++) {
+		const struct sb_subm_entry *e = &subm.v[i];
+		if (e->type == SB_SUBM_CANCEL)
+			cancels[ncancels++] = e;
+		if (e->type != SB_SUBM_OUTCOME || e->child < 0 || (size_t)e->child >= st->n)
+			continue;
+		for (size_t k = 0; k < st->children[e->child].nattempts; k++)
+			if (st->children[e->child].attempts[k].attempt == e->attempt)
+				outcomes[first_attempt[e->child] + k] = e; /* the last one wins */
 	}
 	p = (struct sb_classify_params){ st->now_ns, sb_spec_heartbeat(b->spec), o->settle_s };
 	for (c = 0; c < st->n; c++) {
@@ -700,27 +770,20 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		for (i = 0; i < ch->nattempts; i++) {
 			struct sb_attempt_status *a = &ch->attempts[i];
 			const struct sb_sched_row *row = NULL;
-			const struct sb_subm_entry *out = NULL;
+			const struct sb_subm_entry *out = outcomes[first_attempt[c] + i];
 			size_t k;
 
 			a->sched.consulted = st->consulted;
-			for (k = subm.n; k-- > 0;) {
-				const struct sb_subm_entry *e = &subm.v[k];
-				if (e->type == SB_SUBM_OUTCOME && e->attempt == a->attempt && e->child == (int64_t)c) {
-					out = e;
-					break;
-				}
-			}
-			for (k = 0; k < subm.n; k++)
-				if (subm.v[k].type == SB_SUBM_CANCEL && subm.v[k].attempt == a->attempt &&
-				    (subm.v[k].chunk < 0 || subm.v[k].chunk == a->chunk))
+			for (k = 0; k < ncancels; k++)
+				if (cancels[k]->attempt == a->attempt &&
+				    (cancels[k]->chunk < 0 || cancels[k]->chunk == a->chunk))
 					a->sched.cancel_recorded = true;
 			a->sched_restart = -1;
 			if (st->consulted && a->job_id[0]) {
 				int64_t earlier;
-				row = find_row(&acct, a->job_id, &a->sched_restart);
+				row = find_row(&acct_ix, a->job_id, &a->sched_restart);
 				if (row == NULL || row->state == SB_STATE_UNKNOWN)
-					row = find_row(&queue, a->job_id, &earlier);
+					row = find_row(&queue_ix, a->job_id, &earlier);
 			}
 			if (row && a->log.present && a->sched_restart > a->log_restart)
 				forget_earlier_run(a);
@@ -752,6 +815,11 @@ out:
 		rc = -1;
 	sb_index_close(idx);
 	sb_subm_release(&subm);
+	free(acct_ix.v);
+	free(queue_ix.v);
+	free(outcomes);
+	free(cancels);
+	free(first_attempt);
 	sb_sched_rows_release(&acct);
 	sb_sched_rows_release(&queue);
 	sb_key_cleanse(&key);
