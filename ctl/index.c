@@ -16,6 +16,7 @@
 
 struct sb_index {
 	sqlite3 *db;
+	int in_tx;
 };
 
 static const char schema[] =
@@ -127,6 +128,8 @@ void sb_index_close(struct sb_index *idx)
 {
 	if (idx == NULL)
 		return;
+	if (idx->in_tx)
+		sqlite3_exec(idx->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(idx->db);
 	free(idx);
 }
@@ -365,4 +368,24 @@ int sb_index_clear_benches(struct sb_index *idx, struct sb_error *err)
 	sqlite3_stmt *st = prepare(idx, "DELETE FROM bench", err);
 
 	return st ? exec_done(idx, st, err) : -1;
+}
+
+int sb_index_begin(struct sb_index *idx, struct sb_error *err)
+{
+	if (idx == NULL || idx->in_tx)
+		return 0;
+	if (sqlite3_exec(idx->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(idx->db, err, "begin");
+	idx->in_tx = 1;
+	return 0;
+}
+
+int sb_index_commit(struct sb_index *idx, struct sb_error *err)
+{
+	if (idx == NULL || !idx->in_tx)
+		return 0;
+	idx->in_tx = 0;
+	if (sqlite3_exec(idx->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(idx->db, err, "commit");
+	return 0;
 }

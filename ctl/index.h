@@ -78,6 +78,11 @@ int sb_index_put_hash(struct sb_index *idx, const char *path,
 		      const struct sb_index_file_stamp *st, const uint8_t sha256[32],
 		      struct sb_error *err);
 
+/* Groups many writes into one transaction (one journal sync instead of one
+ * per write).  commit on a NULL index, or without begin, does nothing. */
+int sb_index_begin(struct sb_index *idx, struct sb_error *err);
+int sb_index_commit(struct sb_index *idx, struct sb_error *err);
+
 /* Forgets every benchmark (heads and cached hashes stay). */
 int sb_index_clear_benches(struct sb_index *idx, struct sb_error *err);
 

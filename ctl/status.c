@@ -727,9 +727,18 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	idx = sb_index_open(NULL, NULL, NULL); /* only a cache here: work without it */
-	if (sb_subm_read(b, &key, &subm, err) < 0 || read_maps(st, &subm, err) < 0 ||
-	    read_logs(st, &key, idx, o, err) < 0)
+	if (sb_subm_read(b, &key, &subm, err) < 0 || read_maps(st, &subm, err) < 0)
 		goto out;
+	/* the heads and hashes recorded while reading, in one transaction */
+	if (sb_index_begin(idx, NULL) < 0) { /* another sbctl holds it: go on without */
+		sb_index_close(idx);
+		idx = NULL;
+	}
+	rc = read_logs(st, &key, idx, o, err);
+	sb_index_commit(idx, NULL); /* a cache: a failed commit loses nothing */
+	if (rc < 0)
+		goto out;
+	rc = -1;
 	if (!o->offline) {
 		if (ask_scheduler(st, &acct, &queue, err) < 0)
 			goto out;
