@@ -186,7 +186,7 @@ int sb_log_writer_append(struct sb_log_writer *w, const char *type,
 		return -1;
 	}
 	rc = write_all(w->fd, frame, size);
-	if (rc == 0 && fsync(w->fd) < 0)
+	if (rc == 0 && fdatasync(w->fd) < 0)
 		rc = -2;
 	if (rc < 0) {
 		w->failed = true;
