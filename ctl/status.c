@@ -799,6 +799,14 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 			if (row) {
 				a->sched.row = *row;
 				a->sched.has_row = true;
+				/* sacct has no pending reason: squeue's, when it says the same */
+				if (!row->reason[0] && row->state == SB_STATE_PENDING) {
+					int64_t earlier;
+					const struct sb_sched_row *q = find_row(&queue_ix, a->job_id, &earlier);
+					if (q && q->state == row->state)
+						snprintf(a->sched.row.reason, sizeof(a->sched.row.reason), "%s",
+							 q->reason);
+				}
 			} else if (out) {
 				apply_outcome(a, out);
 			}

@@ -22,9 +22,8 @@ wait_for 10 started "$tdir" 0
 st t.json "$tdir"
 expect "running/pending: exit 3" "$?" 3
 expect_child t.json 0 running '^RUNNING on node1$'
-# (docs/classification.md gives 'PENDING (JobArrayTaskLimit)'; status reads
-# the state from sacct, whose row carries no reason: see the report)
-expect_child t.json 1 pending '^PENDING( \(JobArrayTaskLimit\))?$'
+# sacct rows carry no reason: the one squeue gives
+expect_child t.json 1 pending '^PENDING \(JobArrayTaskLimit\)$'
 expect "running/pending: counts" "$(jq -c '[.counts.running, .counts.pending, ([.counts[]]|add)]' t.json)" "[1,1,2]"
 expect "running/pending: pending child has no log" "$(jqf t.json '.children[1].log')" null
 expect "running/pending: job ids" "$(jq -r '[.children[].job_id]|join(" ")' t.json)" "${ta}_0 ${ta}_1"
