@@ -5,15 +5,15 @@
 # Budget: within 3x the floor.  And how often it asks the scheduler: one
 # sacct call per 1,000 job ids (an array counts once), checked exactly.
 #
-# SB_BENCH_CHILDREN (default 100000) children of one benchmark, submitted to
-# the fake Slurm with `sbatch` shimmed to add --begin=now+1day (so every
-# array is real to the scheduler but stays pending and nothing runs), then
-# given 4 signed records each (start, heartbeat, heartbeat, finish) by
-# build/tests/gen_status_logs with the benchmark's key, as sbagent writes
-# them.  sacct then answers as it would once the benchmark has run: one
-# COMPLETED row per task (JobID A_T, the raw id the log names), replayed by
-# a shim in front of the fake's sacct (running 100,000 jobs on the fake
-# would take far longer than the benchmark); squeue is the fake's.
+# SB_BENCH_CHILDREN (default 100000) children of one benchmark, submitted by
+# `sbctl submit` to an `sbatch` shim that only prints the next job id, as
+# `sbatch --parsable` does (the fake would run them; holding 100,000 pending
+# tasks makes its every call slow), then given 4 signed records each (start,
+# heartbeat, heartbeat, finish) by build/tests/gen_status_logs with the
+# benchmark's key, as sbagent writes them.  sacct then answers as it would
+# once the benchmark has run: one COMPLETED row per task (JobID A_T, the raw
+# id the log names), replayed by a shim in front of the fake's sacct; squeue
+# is the fake's, which no longer knows the jobs (as after MinJobAge).
 # Times, warm cache, best of SB_BENCH_RUNS (default 3):
 #   - the floor;
 #   - sbctl status --offline --json (the logs alone);
@@ -39,11 +39,11 @@ cleanup() {
 }
 trap cleanup EXIT
 export PATH="$work/shim:$SB_FAKE_BIN:$PATH"
-# every array stays pending for a day; count the scheduler calls
+# sbatch --parsable: the next job id; count the scheduler calls
 cat > "$work/shim/sbatch" <<EOF
 #!/bin/sh
 echo call >> "$work/calls.sbatch"
-exec "$SB_FAKE_BIN/sbatch" --begin=now+1day "\$@"
+echo \$((7000 + \$(wc -l < "$work/calls.sbatch")))
 EOF
 cat > "$work/shim/squeue" <<EOF
 #!/bin/sh
