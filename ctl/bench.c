@@ -476,8 +476,17 @@ struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err)
 	struct sb_bench *b;
 	int found;
 
-	if (strchr(arg, '/') || access(arg, F_OK) == 0)
-		return sb_bench_open(arg, err);
+	if (strchr(arg, '/') || access(arg, F_OK) == 0) {
+		/* a benchmark named by its path is (re)learnt by the local index, so
+		 * that its name works again after the index was lost */
+		b = sb_bench_open(arg, err);
+		if (b != NULL && (idx = sb_index_open(NULL, NULL, NULL)) != NULL) {
+			struct sb_index_bench nb = { b->name, b->digest, b->dir, b->created_ns };
+			sb_index_put_bench(idx, &nb, NULL);
+			sb_index_close(idx);
+		}
+		return b;
+	}
 	idx = sb_index_open(NULL, NULL, err);
 	if (idx == NULL)
 		return NULL;

@@ -58,7 +58,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 		} else if (!strcmp(s, "--settle")) {
 			if (parse_seconds(cmd, s, i + 1 < argc ? argv[++i] : NULL, &d) < 0)
 				return -1;
-			a->o.settle_s = (int64_t)d;
+			a->o.settle_s = (int64_t)ceil(d); /* whole seconds, never less than asked */
 		} else if (!strcmp(s, "--timeout") && wait) {
 			if (parse_seconds(cmd, s, i + 1 < argc ? argv[++i] : NULL, &a->timeout_s) < 0)
 				return -1;
@@ -145,6 +145,7 @@ static int print_json(FILE *out, const struct sb_status *st, struct sb_error *er
 		const struct sb_child_status *ch = &st->children[c];
 		const struct sb_attempt_status *a = ch->latest;
 		char state[64];
+		bool over;
 
 		if (sb_plan_child_params(st->bench->plan, c, pc, err) < 0) {
 			sb_child_destroy(pc);
@@ -181,13 +182,16 @@ static int print_json(FILE *out, const struct sb_status *st, struct sb_error *er
 		sb_json_key(&j, "scheduler_state");
 		sb_json_str(&j, a ? sb_status_sched_state(a, state, sizeof(state)) : NULL);
 		sb_json_key(&j, "exit_code");
+		/* the scheduler's ExitCode only once the job is over (sacct
+		 * prints 0:0 while it runs) */
+		over = a && a->sched.has_row && sb_sched_state_terminal(a->sched.row.state);
 		json_nullable_int(&j, a && a->log.has_finish ? a->log.exit_code
-				  : a && a->sched.has_row ? a->sched.row.exit_code : -1);
+				  : over ? a->sched.row.exit_code : -1);
 		sb_json_key(&j, "signal");
 		if (a && a->log.has_finish)
 			json_nullable_int(&j, a->log.signal > 0 ? a->log.signal : -1);
 		else
-			json_nullable_int(&j, a && a->sched.has_row && a->sched.row.exit_signal > 0
+			json_nullable_int(&j, over && a->sched.row.exit_signal > 0
 					  ? a->sched.row.exit_signal : -1);
 		sb_json_key(&j, "log");
 		sb_json_str(&j, a && a->log_rel[0] ? a->log_rel : NULL);

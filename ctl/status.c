@@ -682,8 +682,11 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	struct sb_subm_entry e;
 	char state[64];
 
-	if (*w == NULL && (*w = sb_subm_writer_create(st->bench, key, err)) == NULL)
-		return -1;
+	if (*w == NULL) {
+		if ((*w = sb_subm_writer_create(st->bench, key, err)) == NULL)
+			return -1;
+		sb_subm_writer_set_batch(*w);
+	}
 	memset(&e, 0, sizeof(e));
 	e.type = SB_SUBM_OUTCOME;
 	e.attempt = a->attempt;

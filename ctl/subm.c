@@ -219,6 +219,7 @@ struct sb_subm_writer {
 	const struct sb_bench *b;
 	const struct sb_key *key;
 	struct sb_log_writer *w;
+	bool batch;
 	char host[256];
 };
 
@@ -254,6 +255,8 @@ static int open_log(struct sb_subm_writer *w, struct sb_error *err)
 	if (sb_bench_path(w->b, rel, path, sizeof(path), err) < 0)
 		return -1;
 	w->w = sb_log_writer_create(path, w->key, &id, err);
+	if (w->w && w->batch)
+		sb_log_writer_set_batch(w->w, true);
 	return w->w ? 0 : -1;
 }
 
@@ -300,6 +303,13 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 	clock_gettime(CLOCK_REALTIME, &ts);
 	copy.time_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	return push(s, &copy, err);
+}
+
+void sb_subm_writer_set_batch(struct sb_subm_writer *w)
+{
+	w->batch = true;
+	if (w->w)
+		sb_log_writer_set_batch(w->w, true);
 }
 
 int sb_subm_writer_close(struct sb_subm_writer *w, struct sb_error *err)

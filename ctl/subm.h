@@ -60,6 +60,11 @@ struct sb_subm_writer;
 
 struct sb_subm_writer *sb_subm_writer_create(const struct sb_bench *b, const struct sb_key *key,
 					     struct sb_error *err);
+/* Outcome records are many and only useful together: sync them once, at
+ * close, instead of after each (intents and job ids stay synced one by
+ * one: exactly-once submission rests on them). */
+void sb_subm_writer_set_batch(struct sb_subm_writer *w);
+
 /* Appends a record; also adds it to s (when not NULL) so that later lookups
  * see it. */
 int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,

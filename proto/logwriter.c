@@ -24,6 +24,8 @@ struct sb_log_writer {
 	uint64_t count;
 	uint8_t prev[SB_LOG_TAG_LEN];
 	bool failed;
+	bool batch;       /* sync at close, not after every record */
+	bool unsynced;    /* records written since the last sync */
 	int64_t (*now)(void *arg);
 	void *now_arg;
 	msgpack_sbuffer body;
@@ -186,8 +188,10 @@ int sb_log_writer_append(struct sb_log_writer *w, const char *type,
 		return -1;
 	}
 	rc = write_all(w->fd, frame, size);
-	if (rc == 0 && fdatasync(w->fd) < 0)
+	if (rc == 0 && !w->batch && fdatasync(w->fd) < 0)
 		rc = -2;
+	if (rc == 0 && w->batch)
+		w->unsynced = true;
 	if (rc < 0) {
 		w->failed = true;
 		sb_errorf(err, "cannot %s log '%s' (record %llu): %s",
@@ -213,9 +217,16 @@ int sb_log_writer_close(struct sb_log_writer *w, struct sb_error *err)
 
 	if (w == NULL)
 		return 0;
-	if (close(w->fd) < 0)
+	if (w->unsynced && !w->failed && fdatasync(w->fd) < 0)
+		rc = sb_errorf(err, "cannot fsync log '%s': %s", w->name, strerror(errno));
+	if (close(w->fd) < 0 && rc == 0)
 		rc = sb_errorf(err, "cannot close log '%s': %s", w->name, strerror(errno));
 	OPENSSL_cleanse(w->prev, sizeof(w->prev));
 	writer_free(w);
 	return rc;
+}
+
+void sb_log_writer_set_batch(struct sb_log_writer *w, bool batch)
+{
+	w->batch = batch;
 }

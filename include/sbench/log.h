@@ -51,6 +51,13 @@ struct sb_log_writer *sb_log_writer_create(const char *path,
 int sb_log_writer_append(struct sb_log_writer *w, const char *type,
 	const void *payload, size_t payload_len, struct sb_error *err);
 
+/* Batch mode: records are written at once but synced only by
+ * sb_log_writer_close (which then reports a sync error).  For a writer that
+ * appends many records in one go and whose caller acts on the whole batch
+ * (sbctl's reconciled outcomes); never for an agent, whose records must be
+ * durable one by one. */
+void sb_log_writer_set_batch(struct sb_log_writer *w, bool batch);
+
 /* Records successfully appended so far. */
 uint64_t sb_log_writer_count(const struct sb_log_writer *w);
 
