@@ -27,8 +27,9 @@ sbfake replay rec tgt --at "$first_t"
 first_rec=$(awk '$1 == "S" {c = $3; p = 1; next} p && c-- > 0 {print} p && c < 0 {exit}' rec/timeline)
 expect "sacct at the first moment answers as recorded" \
 	"$(sacct -P -n -X -D -j $id --format=$SACCT_FMT)" "$first_rec"
-expect_match "squeue at the first moment: tasks pending and running" \
-	"$(squeue -h -r -o '%i %T' | tr '\n' ' ')" "${id}_0 RUNNING"
+# (which tasks run then depends on how fast the machine was while recording)
+expect_match "squeue at the first moment: tasks pending or running" \
+	"$(squeue -h -r -o '%i %T' | tr '\n' ' ')" "${id}_[0-3] (RUNNING|PENDING)"
 # every replayed file is what the benchmark directory held at some moment
 prefixes=0
 shopt -s nullglob
@@ -40,7 +41,9 @@ expect "files at the first moment are earlier states" "$prefixes" "0"
 # at the moment log-0 first appeared, it held the script's first line
 t_log0=$(awk '$1 == "F" && $7 == "events/log-0" {print $2; exit}' rec/timeline)
 sbfake replay rec tgt-log0 --at "$t_log0"
-expect "files as they were then" "$(cat tgt-log0/events/log-0)" "start 0"
+# (the recorder samples every 0.1 s: on a loaded machine it may first see the
+# file after the task's second line too)
+expect "files as they were then: the first line first" "$(head -n 1 tgt-log0/events/log-0)" "start 0"
 out=$(sbatch --wrap true 2>&1); rc=$?
 expect "no submissions during a replay" "$out rc=$rc" \
 	"sbatch: error: Batch job submission failed: the fake Slurm is replaying a recording (sbfake reset ends it) rc=1"
