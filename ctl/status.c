@@ -557,14 +557,17 @@ static int row_index_build(struct row_index *ix, const struct sb_sched_rows *row
 
 /* A row for a JobID text ("123_4"): the last one printed (sacct -D prints a
  * job's requeued runs first, one row each), and in *earlier the number of
- * rows before it: the restart count of the run the row describes. */
+ * rows before it: the restart count of the run the row describes.  A row
+ * expanded from a collapsed pending range ("123_[2-7%8]", raw id 0) counts
+ * only when the task has no row of its own: real accounting keeps a stale
+ * range for seconds after tasks of it have started. */
 static const struct sb_sched_row *find_row(const struct row_index *ix, const char *job_id,
 					   int64_t *earlier)
 {
-	const struct sb_sched_row *last = NULL;
+	const struct sb_sched_row *own = NULL, *range = NULL;
 	size_t lo = 0, hi = ix->n;
+	int64_t nown = 0;
 
-	*earlier = -1;
 	while (lo < hi) { /* the first row whose JobID is not below job_id */
 		size_t mid = lo + (hi - lo) / 2;
 		if (strcmp(ix->v[mid]->job_id, job_id) < 0)
@@ -573,10 +576,15 @@ static const struct sb_sched_row *find_row(const struct row_index *ix, const cha
 			hi = mid;
 	}
 	for (; lo < ix->n && !strcmp(ix->v[lo]->job_id, job_id); lo++) {
-		last = ix->v[lo];
-		(*earlier)++;
+		if (ix->v[lo]->raw_id != 0) {
+			own = ix->v[lo];
+			nown++;
+		} else {
+			range = ix->v[lo];
+		}
 	}
-	return last;
+	*earlier = own ? nown - 1 : range ? 0 : -1;
+	return own ? own : range;
 }
 
 /* The log read belongs to an earlier run of a requeued job than the one
