@@ -44,13 +44,7 @@ static void print_json(FILE *out, const struct sb_status *st, const struct sb_an
 	size_t g, k, m, c;
 
 	sb_json_init(&j, out);
-	sb_json_obj_begin(&j);
-	sb_json_key(&j, "format");
-	sb_json_int(&j, 1);
-	sb_json_key(&j, "benchmark");
-	sb_status_json_benchmark(&j, st->bench);
-	sb_json_key(&j, "scheduler");
-	sb_json_str(&j, st->consulted ? "consulted" : "offline");
+	sb_status_json_head(&j, st);
 	sb_json_key(&j, "group_by");
 	sb_json_arr_begin(&j);
 	for (k = 0; k < a->nby; k++)

@@ -92,6 +92,17 @@ static void json_nullable_int(struct sb_json *j, int v)
 		sb_json_int(j, v);
 }
 
+void sb_status_json_head(struct sb_json *j, const struct sb_status *st)
+{
+	sb_json_obj_begin(j);
+	sb_json_key(j, "format");
+	sb_json_int(j, 1);
+	sb_json_key(j, "benchmark");
+	sb_status_json_benchmark(j, st->bench);
+	sb_json_key(j, "scheduler");
+	sb_json_str(j, st->consulted ? "consulted" : "offline");
+}
+
 void sb_status_json_counts(struct sb_json *j, const size_t *counts)
 {
 	size_t k;
@@ -130,13 +141,7 @@ static int print_json(FILE *out, const struct sb_status *st, struct sb_error *er
 	if (pc == NULL)
 		return sb_errorf(err, "out of memory");
 	sb_json_init(&j, out);
-	sb_json_obj_begin(&j);
-	sb_json_key(&j, "format");
-	sb_json_int(&j, 1);
-	sb_json_key(&j, "benchmark");
-	sb_status_json_benchmark(&j, st->bench);
-	sb_json_key(&j, "scheduler");
-	sb_json_str(&j, st->consulted ? "consulted" : "offline");
+	sb_status_json_head(&j, st);
 	sb_json_key(&j, "counts");
 	sb_status_json_counts(&j, st->counts);
 	sb_json_key(&j, "children");

@@ -87,6 +87,10 @@ struct sb_json;
  * children (ctl/cmd_status.c). */
 void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
 
+/* Opens the top-level object of status and analyze --json: "format": 1,
+ * "benchmark", "scheduler". */
+void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
+
 /* An object with the count of each of the 11 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
 

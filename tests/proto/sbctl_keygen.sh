@@ -1,24 +1,8 @@
 #!/usr/bin/env bash
 # sbctl keygen, and key-file weaknesses refused by sbctl log (the real binary).
-set -uo pipefail
-sbctl=${SB_BIN:?}/sbctl
+. "$(dirname "$0")/../cli-lib.sh"
 tamper=${SB_BUILD:?}/tests/sbtamper
 golden=${SB_TEST_DATA:?}/golden
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-run() {
-	local want=$1; shift
-	"$@" >out 2>err
-	local rc=$?
-	if [ "$rc" != "$want" ]; then
-		fail "'$*' exited $rc, expected $want"; sed 's/^/  stderr: /' err >&2
-	fi
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"; }
 
 # --- keygen
 run 0 "$sbctl" keygen k1
@@ -73,8 +57,4 @@ has err "bench/keys/hmac.key"
 chmod 600 bench/keys/hmac.key
 run 0 "$sbctl" log bench
 
-if [ "$failures" -ne 0 ]; then
-	echo "sbctl_keygen: $failures failure(s)" >&2
-	exit 1
-fi
-echo "sbctl_keygen: all passed"
+finish sbctl_keygen

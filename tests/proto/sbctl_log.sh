@@ -1,26 +1,9 @@
 #!/usr/bin/env bash
 # sbctl log against crafted, truncated and tampered logs (the real binary).
-set -uo pipefail
-sbctl=${SB_BIN:?}/sbctl
+. "$(dirname "$0")/../cli-lib.sh"
 tamper=${SB_BUILD:?}/tests/sbtamper
 golden=${SB_TEST_DATA:?}/golden
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
 
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# run EXPECTED_RC CMD...: runs it with stdout in out, stderr in err
-run() {
-	local want=$1; shift
-	"$@" >out 2>err
-	local rc=$?
-	if [ "$rc" != "$want" ]; then
-		fail "'$*' exited $rc, expected $want"; sed 's/^/  stderr: /' err >&2
-	fi
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 600 "$1")"; }
 last_has() { tail -n 1 out | grep -qF -- "$1" || fail "last line lacks '$1': $(tail -n 1 out)"; }
 
 "$tamper" golden-key key
@@ -137,8 +120,4 @@ has out '"path":"bench/events/000/c1-a0-r0.log","records":0,"verified":0,"tail":
 has err "c3-a0-r0.log: record 0 at byte 0: tag does not verify"
 run 2 "$sbctl" log bench --head "$head"
 
-if [ "$failures" -ne 0 ]; then
-	echo "sbctl_log: $failures failure(s)" >&2
-	exit 1
-fi
-echo "sbctl_log: all passed"
+finish sbctl_log

@@ -2,29 +2,13 @@
 # sbctl plan, the real binary: equivalent specs print byte-identical JSON,
 # golden outputs (digests frozen across versions and machines), errors with
 # file:line:column and exit 2, no side effects.
-set -uo pipefail
-sbctl=${SB_BIN:?}/sbctl
+. "$(dirname "$0")/../cli-lib.sh"
 data=${SB_TEST_DATA:?}/specs
 src=${SB_SRC:?}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # The specs live in the project's own repository, whose state must not
 # matter here: no repository, no dirty-tree warning (tests/e2e/test_provenance.sh
 # tests that warning).
 export GIT_DIR=/nonexistent-sbench-test
-cd "$work"
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-run() {
-	local want=$1; shift
-	"$@" >out 2>err
-	local rc=$?
-	if [ "$rc" != "$want" ]; then
-		fail "'$*' exited $rc, expected $want"; sed 's/^/  stderr: /' err >&2
-	fi
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 400 "$1")"; }
 
 # --- equivalent specs: byte-identical --json and table output
 pairs=0
@@ -152,8 +136,4 @@ has err "sbctl plan: cannot write the output"
 "$sbctl" plan "$data/golden/types.yaml" --json > r2
 cmp -s r1 r2 || fail "two runs differ"
 
-if [ "$failures" -ne 0 ]; then
-	echo "sbctl_plan: $failures failure(s)" >&2
-	exit 1
-fi
-echo "sbctl_plan: ok ($pairs equivalent pairs)"
+finish sbctl_plan "ok ($pairs equivalent pairs)"
