@@ -368,11 +368,8 @@ int fake_scontrol_main(int argc, char **argv)
 		if (!strncasecmp(what, "job", 3)) {
 			char *marks;
 			size_t k, n = 0;
-			if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
-			    fake_commit(&st) != 0) {
-				fake_close(&st);
+			if (fake_open_scheduled(&st) != 0)
 				return 1;
-			}
 			fake_load(&st);
 			marks = fake_xcalloc(st.ntasks + 1, 1);
 			if (i + 2 < argc)

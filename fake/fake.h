@@ -126,6 +126,10 @@ int fake_open(struct fake_state *st);       /* opens and BEGIN IMMEDIATE */
 int fake_commit(struct fake_state *st);
 void fake_close(struct fake_state *st);     /* rolls back when not committed */
 int fake_load(struct fake_state *st);
+/* What every query does first: open the store, catch up with a replay,
+ * load, run a scheduling pass and commit it; st stays loaded.  -1 (store
+ * closed) on failure. */
+int fake_open_scheduled(struct fake_state *st);
 void fake_free_loaded(struct fake_state *st);
 int fake_exec(struct fake_state *st, const char *sql);
 char *fake_meta_get(struct fake_state *st, const char *key); /* malloc'd or NULL */

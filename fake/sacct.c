@@ -373,11 +373,8 @@ int fake_sacct_main(int argc, char **argv)
 	}
 	if (parse_format(fmt, cols, &ncols) != 0)
 		return 1;
-	if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
-	    fake_commit(&st) != 0) {
-		fake_close(&st);
+	if (fake_open_scheduled(&st) != 0)
 		return 1;
-	}
 	{
 		char *down = fake_meta_get(&st, "dbd_down");
 		if (down) {

@@ -405,11 +405,8 @@ int fake_squeue_main(int argc, char **argv)
 			snprintf(want[nwant++], sizeof(want[0]), "%s", full);
 		}
 	}
-	if (fake_open(&st) != 0 || fake_replay_sync(&st) < 0 || fake_load(&st) != 0 || fake_schedule(&st) != 0 ||
-	    fake_commit(&st) != 0) {
-		fake_close(&st);
+	if (fake_open_scheduled(&st) != 0)
 		return 1;
-	}
 	{
 		char *down = fake_meta_get(&st, "ctld_down");
 		if (down) {
