@@ -3,7 +3,7 @@
 # when any is missing.  Safe to run again: it installs nothing when all are
 # there.  Needs root (or sudo) only when something is missing.
 set -euo pipefail
-pkgs=(cmake make gcc git pkg-config libzmq3-dev libmsgpack-dev libyaml-dev
+pkgs=(cmake make gcc libc6-dev git pkg-config libzmq3-dev libmsgpack-dev libyaml-dev
       libsqlite3-dev libssl-dev libcmocka-dev openssl time jq bc procps)
 if [ "${SB_WITH_FUZZ:-0}" = 1 ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()
