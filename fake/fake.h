@@ -117,6 +117,8 @@ char *fake_ranges_text(const long *ids, size_t n, int throttle);
 void *fake_xcalloc(size_t n, size_t sz);
 void fake_trim(char *s);
 int fake_strcaseeq(const char *a, const char *b);
+/* 1 when word is one of the comma-separated items of list. */
+int fake_in_list(const char *list, const char *word);
 /* Writes buf fully; -1 on error. */
 int fake_write_all(int fd, const void *buf, size_t n);
 int fake_mkdir_p(const char *path, mode_t mode);

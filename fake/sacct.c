@@ -490,16 +490,8 @@ int fake_sacct_main(int argc, char **argv)
 			}
 			if (!(r->end == 0 || r->end >= tstart) || r->job->submit > tend)
 				continue;
-			if (names) {
-				char nb[FAKE_TEXT_MAX], *tok, *sv = NULL;
-				int hit = 0;
-				snprintf(nb, sizeof(nb), "%s", names);
-				for (tok = strtok_r(nb, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
-					if (!strcmp(tok, r->job->name))
-						hit = 1;
-				if (!hit)
-					continue;
-			}
+			if (names && !fake_in_list(names, r->job->name))
+				continue;
 			if (states) {
 				char sb[256], *tok, *sv = NULL, base[64];
 				int hit = 0;

@@ -446,16 +446,8 @@ int fake_squeue_main(int argc, char **argv)
 			continue;
 		if (users && strcmp(users, t->job->user) != 0 && atoi(users) != t->job->uid)
 			continue;
-		if (names) {
-			char nb[FAKE_TEXT_MAX], *tok, *sv = NULL;
-			int hit = 0;
-			snprintf(nb, sizeof(nb), "%s", names);
-			for (tok = strtok_r(nb, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
-				if (!strcmp(tok, t->job->name))
-					hit = 1;
-			if (!hit)
-				continue;
-		}
+		if (names && !fake_in_list(names, t->job->name))
+			continue;
 		qs = queue_state(t);
 		if (fake_task_is_ended(t) && !t->completing && now - t->end >= minage)
 			continue;  /* purged from the controller */

@@ -604,6 +604,18 @@ void fake_trim(char *s)
 
 int fake_strcaseeq(const char *a, const char *b) { return strcasecmp(a, b) == 0; }
 
+int fake_in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',') {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, word, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int fake_write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
