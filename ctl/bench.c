@@ -94,7 +94,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	const struct sb_plan *plan = n->plan;
 	const struct sb_spec *spec = sb_plan_spec(plan);
 	const struct sb_provenance *p = n->prov;
-	size_t i, k, count = sb_plan_count(plan), np = sb_spec_param_count(spec);
+	size_t i, count = sb_plan_count(plan);
 	struct sb_child *ch = sb_child_create();
 	uint8_t sha[SHA256_DIGEST_LENGTH];
 	char hex[65], when[32];
@@ -114,11 +114,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 		sb_canon_cstr(c, "index");
 		sb_canon_int(c, (int64_t)i);
 		sb_canon_cstr(c, "params");
-		sb_canon_map(c, np);
-		for (k = 0; k < np; k++) {
-			sb_canon_cstr(c, sb_spec_param_name(spec, k));
-			sb_canon_value(c, sb_child_param(ch, k));
-		}
+		sb_canon_params(c, spec, ch);
 		sb_canon_cstr(c, "repeat");
 		sb_canon_int(c, sb_child_repeat(ch));
 	}

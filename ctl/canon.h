@@ -169,6 +169,10 @@ static inline void sb_canon_map(struct sb_canon *c, size_t n)
 /* A spec value (int, float, bool or str). */
 void sb_canon_value(struct sb_canon *c, const struct sb_value *v);
 
+struct sb_child;
+/* A child's parameters as a map, names in the spec's sorted order. */
+void sb_canon_params(struct sb_canon *c, const struct sb_spec *spec, const struct sb_child *ch);
+
 struct sb_plan;
 struct sb_error;
 /* For tests: the canonical msgpack whose SHA-256 is the digest of child

@@ -146,7 +146,7 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 		      struct sb_error *err)
 {
 	const struct sb_spec *spec = b->spec;
-	size_t t, k, np = sb_spec_param_count(spec), ne = sb_spec_env_count(spec);
+	size_t t, k, ne = sb_spec_env_count(spec);
 	size_t nr = sb_spec_result_count(spec);
 	struct sb_child *child = sb_child_create();
 
@@ -201,11 +201,7 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 			sb_canon_cstr(c, sb_child_env_value(child, k));
 		}
 		sb_canon_cstr(c, "params");
-		sb_canon_map(c, np);
-		for (k = 0; k < np; k++) {
-			sb_canon_cstr(c, sb_spec_param_name(spec, k));
-			sb_canon_value(c, sb_child_param(child, k));
-		}
+		sb_canon_params(c, spec, child);
 		sb_canon_cstr(c, "repeat");
 		sb_canon_int(c, sb_child_repeat(child));
 		sb_canon_cstr(c, "shell");
