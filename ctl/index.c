@@ -278,27 +278,36 @@ int sb_index_each_bench(struct sb_index *idx,
 	return stop;
 }
 
+/* Steps a SELECT of at most one row and finalizes it: 1 when the row has a
+ * 32-byte blob in column col (copied to out; column 0's integer to *first
+ * when first is not NULL), 0 when there is no such row, -1 on error. */
+static int step_blob32(struct sb_index *idx, sqlite3_stmt *st, int col, uint8_t out[32],
+		       sqlite3_int64 *first, const char *what, struct sb_error *err)
+{
+	int rc = sqlite3_step(st), found = 0;
+
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, col) == 32) {
+		if (first)
+			*first = sqlite3_column_int64(st, 0);
+		memcpy(out, sqlite3_column_blob(st, col), 32);
+		found = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		found = db_error(idx->db, err, what);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 int sb_index_get_head(struct sb_index *idx, const char *bench, const char *log,
 		      uint64_t *count, uint8_t tag[32], struct sb_error *err)
 {
 	sqlite3_stmt *st = prepare(idx, "SELECT count, tag FROM head WHERE bench = ?1 AND log = ?2", err);
-	int rc, found = 0;
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, log, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 1) == 32) {
-		*count = (uint64_t)sqlite3_column_int64(st, 0);
-		memcpy(tag, sqlite3_column_blob(st, 1), 32);
-		found = 1;
-	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		return db_error(idx->db, err, "read head");
-	}
-	sqlite3_finalize(st);
-	return found;
+	return step_blob32(idx, st, 1, tag, (sqlite3_int64 *)count, "read head", err);
 }
 
 int sb_index_put_head(struct sb_index *idx, const char *bench, const char *log,
@@ -323,7 +332,6 @@ int sb_index_get_hash(struct sb_index *idx, const char *path,
 	sqlite3_stmt *st = prepare(idx,
 		"SELECT sha256 FROM filehash WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3"
 		" AND ctime_ns = ?4 AND ino = ?5", err);
-	int rc, found = 0;
 
 	if (st == NULL)
 		return -1;
@@ -332,16 +340,7 @@ int sb_index_get_hash(struct sb_index *idx, const char *path,
 	sqlite3_bind_int64(st, 3, s->mtime_ns);
 	sqlite3_bind_int64(st, 4, s->ctime_ns);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->ino);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
-		memcpy(sha256, sqlite3_column_blob(st, 0), 32);
-		found = 1;
-	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		return db_error(idx->db, err, "read file hash");
-	}
-	sqlite3_finalize(st);
-	return found;
+	return step_blob32(idx, st, 0, sha256, NULL, "read file hash", err);
 }
 
 int sb_index_put_hash(struct sb_index *idx, const char *path,
