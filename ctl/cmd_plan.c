@@ -237,20 +237,26 @@ static void table_str(FILE *out, const char *s, size_t n)
 	fputc_unlocked('"', out);
 }
 
-/* v in decimal, left-justified in width columns, then a space. */
-static void table_num(FILE *out, uint64_t v, int width)
+/* v in decimal, left-justified in width columns (at most TABLE_NUM_MAX),
+ * then a space. */
+#define TABLE_NUM_MAX 24
+static void table_num(FILE *out, uint64_t v, size_t width)
 {
-	char t[48];
-	size_t n = 24, len;
+	char t[TABLE_NUM_MAX + 1]; /* 20 digits at most, padding, the space */
+	size_t n = TABLE_NUM_MAX, len;
 
+	if (width > TABLE_NUM_MAX)
+		width = TABLE_NUM_MAX;
 	do {
 		t[--n] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	len = 24 - n;
+	len = TABLE_NUM_MAX - n;
 	memmove(t, t + n, len);
-	while ((int)len < width)
-		t[len++] = ' ';
+	if (len < width) {
+		memset(t + len, ' ', width - len);
+		len = width;
+	}
 	t[len++] = ' ';
 	fwrite_unlocked(t, 1, len, out);
 }

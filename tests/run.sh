@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs the whole
 # suite with ctest.
-#   tests/run.sh              build/ (RelWithDebInfo), every test
+#   tests/run.sh              build/ (Release, -Werror), every test
 #   tests/run.sh --sanitize   build-asan/ (AddressSanitizer + UBSan), every test
 #   tests/run.sh --fuzz [S]   build-fuzz/ (clang, libFuzzer), each target S seconds (default 30)
 set -euo pipefail
@@ -12,20 +12,20 @@ jobs=$(nproc 2>/dev/null || echo 2)
 case "$mode" in
 "")
 	bash tests/install-deps.sh
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSB_WERROR=ON >/dev/null
 	cmake --build build -j"$jobs"
 	ctest --test-dir build --output-on-failure -j"$jobs"
 	;;
 --sanitize)
 	bash tests/install-deps.sh
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSB_SANITIZE=ON >/dev/null
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSB_SANITIZE=ON -DSB_WERROR=ON >/dev/null
 	cmake --build build-asan -j"$jobs"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir build-asan --output-on-failure -j"$jobs"
 	;;
 --fuzz)
 	SB_WITH_FUZZ=1 bash tests/install-deps.sh
-	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSB_FUZZ=ON -DSB_SANITIZE=ON >/dev/null
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSB_FUZZ=ON -DSB_SANITIZE=ON -DSB_WERROR=ON >/dev/null
 	cmake --build build-fuzz -j"$jobs"
 	bash tests/fuzz/run.sh build-fuzz "${2:-30}"
 	;;
