@@ -13,7 +13,33 @@ int sb_errorf(struct sb_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	err->code = SB_ERR_RUNTIME;
 	return -1;
+}
+
+int sb_error_set(struct sb_error *err, enum sb_error_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	err->code = code;
+	return -1;
+}
+
+const char *sb_error_code_name(enum sb_error_code code)
+{
+	switch (code) {
+	case SB_ERR_NONE: return "none";
+	case SB_ERR_RUNTIME: return "runtime";
+	case SB_ERR_INPUT: return "input";
+	case SB_ERR_NOT_FOUND: return "not_found";
+	case SB_ERR_NOMEM: return "out_of_memory";
+	}
+	return "runtime";
 }
 
 int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
@@ -24,6 +50,8 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 
 	if (err == NULL)
 		return -1;
+	if (err->code == SB_ERR_NONE)
+		err->code = SB_ERR_RUNTIME;
 	memcpy(old, err->msg, sizeof(old));
 	old[sizeof(old) - 1] = '\0';
 	va_start(ap, fmt);
