@@ -15,7 +15,7 @@ static const char keygen_usage[] =
 
 int cmd_keygen(int argc, char **argv)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct stat st;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

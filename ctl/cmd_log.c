@@ -215,7 +215,7 @@ static void print_summary_json(FILE *out, const char *path, size_t records,
 static void one_file(struct sb_log_verifier *v, const char *path,
 	const struct sb_log_expect *expect, bool json, bool many, struct totals *t)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_log_result *r;
 	struct sb_log_head head;
 	enum sb_log_tail tail;
@@ -275,7 +275,7 @@ static void one_file(struct sb_log_verifier *v, const char *path,
 int cmd_log(int argc, char **argv)
 {
 	const char *path = NULL, *keyfile = NULL, *head_text = NULL;
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_log_verifier *v = NULL;
 	struct sb_log_head head;
 	struct sb_log_expect expect = { 0 };

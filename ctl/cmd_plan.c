@@ -303,7 +303,7 @@ int cmd_plan(int argc, char **argv)
 {
 	const char *path = NULL;
 	bool json = false, opts = true;
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_spec *spec;
 	struct sb_plan *plan;
 	struct sb_child *ch;

@@ -101,7 +101,7 @@ int cmd_submit(int argc, char **argv)
 	};
 	struct sb_submit_opts o = { .out = stdout, .warn = stderr };
 	struct sb_submit_result res;
-	struct sb_error err = { "" };
+	struct sb_error err = { 0 };
 	int json = 0, c, usage_error = 0, rc;
 
 	optind = 0; /* glibc: a full re-initialisation, so options may follow SPEC */

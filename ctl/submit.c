@@ -295,7 +295,7 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 {
 	struct sb_provenance prov;
 	struct sb_slurm_config cfg;
-	struct sb_error warn = { "" };
+	struct sb_error warn = { 0 };
 	struct sb_spec *spec;
 	struct sb_plan *plan;
 	struct sb_bench *b = NULL;

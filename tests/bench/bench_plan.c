@@ -67,7 +67,7 @@ static char *make_spec(long children)
 
 static int run(long children)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_spec *spec;
 	struct sb_plan *plan;
 	struct sb_child *ch;

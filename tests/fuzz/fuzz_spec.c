@@ -27,7 +27,7 @@ static uint64_t estimate(const struct sb_spec *spec)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_spec *spec;
 	struct sb_plan *plan;
 	struct sb_child *child;

@@ -56,7 +56,7 @@ static void write_raw(const char *p, int len, mode_t mode)
 static void refused(const char *p, const char *needle)
 {
 	struct sb_key k;
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 
 	assert_int_equal(sb_key_load(p, &k, &err), -1);
 	if (strstr(err.msg, needle) == NULL)

@@ -27,7 +27,7 @@ struct fixture {
 
 static void make(struct fixture *f, const char *text)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 
 	f->spec = sb_spec_load_buffer(text, strlen(text), "t.yaml", &err);
 	if (f->spec == NULL)

@@ -318,7 +318,7 @@ static void test_limits(void **state)
 
 static const struct sb_value *first_value(struct sb_spec **s, const char *yaml_value)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	char *text = gen("name: t\ncommand: [x]\nparameters: {v: [%s]}\n", yaml_value);
 
 	*s = load(text, &err);
@@ -541,7 +541,7 @@ static void test_child_canonical_bytes(void **state)
 		"a9706172746974696f6e" "c0"             /*   partition */
 		"a7726573756c7473" "90";                /* results: [] */
 	const char *text = "name: t\ncommand: [echo, \"{x}\"]\nparameters: {x: [1]}\n";
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_spec *s = load(text, &err);
 	struct sb_plan *p;
 	uint8_t *bytes;
@@ -565,7 +565,7 @@ static void test_child_canonical_bytes(void **state)
 
 static void test_load_file_errors(void **state)
 {
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 
 	(void)state;
 	assert_null(sb_spec_load("/nonexistent/spec.yaml", &err));
@@ -586,7 +586,7 @@ static void test_accessors(void **state)
 		"slurm: {partition: gpu, time: \"02:00:00\", mem: 16G, cpus_per_task: 8, gres: \"gpu:1\",\n"
 		"        nodes: 2, ntasks: 4, constraint: a100, array_throttle: 16, extra: [\"--qos=normal\"]}\n"
 		"analysis: {metrics: [loss]}\n";
-	struct sb_error err = { { 0 } };
+	struct sb_error err = { 0 };
 	struct sb_spec *s = load(text, &err);
 	const struct sb_slurm_options *o;
 
