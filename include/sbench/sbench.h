@@ -15,6 +15,7 @@
 #ifndef SBENCH_SBENCH_H
 #define SBENCH_SBENCH_H
 
+#include "sbench/context.h"
 #include "sbench/error.h"
 #include "sbench/key.h"
 #include "sbench/log.h"

@@ -1,0 +1,92 @@
+/* sbench — the context: the defaults every operation of libsbench uses.
+ *
+ * The library reads no environment variable and no global state behind the
+ * caller's back.  Whatever a front end would take from the environment
+ * (where benchmarks are created, which sbagent the batch scripts run, where
+ * the local index lives, how long a verdict settles) is set on a context,
+ * either one by one or all at once from an environment the caller hands in
+ * (sb_ctx_load_env, which sbctl calls with its own environment, and the
+ * Python package with os.environ).  Warnings and progress go to callbacks;
+ * without them they are dropped.
+ *
+ * A context is not shared between threads unless the caller serialises its
+ * use; distinct contexts are independent. */
+#ifndef SBENCH_CONTEXT_H
+#define SBENCH_CONTEXT_H
+
+#include <stddef.h>
+
+#include "sbench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sb_ctx;
+
+/* The default settle time, in seconds (see sb_ctx_set_settle). */
+#define SB_CTX_SETTLE_DEFAULT 10.0
+
+typedef void sb_warn_fn(void *user, const char *message);
+typedef void sb_progress_fn(void *user, const char *what, size_t done, size_t total);
+
+/* A context with the built-in defaults: root "./sbench-runs", no sbagent,
+ * no local index, settle SB_CTX_SETTLE_DEFAULT, no callbacks.  NULL (and
+ * err, SB_ERR_NOMEM) when out of memory.  Free it with sb_ctx_destroy. */
+struct sb_ctx *sb_ctx_create(struct sb_error *err);
+
+/* Frees ctx and every string it holds; accepts NULL. */
+void sb_ctx_destroy(struct sb_ctx *ctx);
+
+/* Sets the defaults from envp, a NULL-terminated array of "NAME=value"
+ * strings (such as environ), exactly as sbctl does:
+ *   SB_ROOT        the root (when set and not empty)
+ *   SB_AGENT       the sbagent path (must be absolute)
+ *   SB_INDEX       the local index file; else XDG_STATE_HOME (absolute)
+ *                  /sbench/index.sqlite; else HOME/.local/state/sbench/
+ *                  index.sqlite; else none
+ * Variables that are absent leave the current values.  -1 with
+ * SB_ERR_INPUT when a value is unusable (a relative SB_AGENT), and nothing
+ * changed then. */
+int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err);
+
+/* Where sbctl submit creates benchmark directories (a path, relative to
+ * the working directory or absolute).  -1 with SB_ERR_INPUT for an empty
+ * path. */
+int sb_ctx_set_root(struct sb_ctx *ctx, const char *dir, struct sb_error *err);
+const char *sb_ctx_root(const struct sb_ctx *ctx);
+
+/* The sbagent that batch scripts run: an absolute path (compute nodes run
+ * it from another working directory), or NULL for none.  -1 with
+ * SB_ERR_INPUT for a relative path. */
+int sb_ctx_set_agent(struct sb_ctx *ctx, const char *path, struct sb_error *err);
+const char *sb_ctx_agent(const struct sb_ctx *ctx);
+
+/* The local index file (an SQLite database, a cache rebuildable from the
+ * benchmark directories), or NULL to work without one. */
+int sb_ctx_set_index(struct sb_ctx *ctx, const char *path, struct sb_error *err);
+const char *sb_ctx_index(const struct sb_ctx *ctx);
+
+/* How long, in seconds, a verdict that rests on something absent (no log,
+ * no finish, no scheduler record) waits before it is given.  -1 with
+ * SB_ERR_INPUT for a negative or non-finite value. */
+int sb_ctx_set_settle(struct sb_ctx *ctx, double seconds, struct sb_error *err);
+double sb_ctx_settle(const struct sb_ctx *ctx);
+
+/* Callbacks for warnings (one message a call, no newline) and progress;
+ * NULL drops them.  user is passed back unchanged. */
+void sb_ctx_set_warn(struct sb_ctx *ctx, sb_warn_fn *fn, void *user);
+void sb_ctx_set_progress(struct sb_ctx *ctx, sb_progress_fn *fn, void *user);
+
+/* Calls the warning callback, if any, with a formatted message. */
+void sb_ctx_warn(const struct sb_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Calls the progress callback, if any. */
+void sb_ctx_progress(const struct sb_ctx *ctx, const char *what, size_t done, size_t total);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
