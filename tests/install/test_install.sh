@@ -107,4 +107,13 @@ cmake -S "$work/cm" -B "$work/cm/build" -DCMAKE_PREFIX_PATH="$P" >"$work/cm.log"
 cmake --build "$work/cm/build" >>"$work/cm.log" 2>&1 || { cat "$work/cm.log"; fail "find_package build"; }
 got=$("$work/cm/build/prog" "$SB_SRC/examples/demo-sweep.yaml")
 [ "$got" = "$want" ] || fail "find_package program printed '$got', want '$want'"
+# the worked example of docs/api.md, as written, against the install
+sed -n '/^```c$/,/^```$/p' "$SB_SRC/docs/api.md" | sed '1d;$d' >"$work/example.c"
+cc -Wall -Wextra -Werror -o "$work/example" "$work/example.c" $(pkg-config --cflags --libs sbench) \
+	-Wl,-rpath,"$P/lib" || fail "docs/api.md example does not build"
+"$P/bin/sbctl" keygen "$work/k"
+"$P/bin/sbagent" --key "$work/k" --log "$work/run.log" -- true
+got=$("$work/example" "$SB_SRC/examples/demo-sweep.yaml" "$work/k" "$work/run.log") ||
+	fail "docs/api.md example exited $?"
+grep -q "2 of 2 records verified, tail ok" <<<"$got" || fail "docs/api.md example printed '$got'"
 echo "install layout ok: $P"
