@@ -11,7 +11,8 @@ dir=$(submit_spec two "name: two
 command: [echo, '{x}']
 parameters:
   x: [a, b]")
-wait_for 10 bash -c "ls '$dir'/runs/1/slurm-*.out >/dev/null 2>&1"
+succeeded() { "$SBCTL" status "$1" --settle 0 > /dev/null 2>&1; }
+wait_for 30 all_done && wait_for 10 succeeded "$dir"
 
 # expect_usage DESC REGEX CMD...: exit 2, stderr matches, stdout empty
 expect_usage() {
