@@ -78,6 +78,8 @@ static int check_locks(const char *path, struct sb_error *err)
 	if (checked)
 		return 0;
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EACCES || errno == EROFS)) /* SQLite may still read it */
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return sb_errorf(err, "cannot open local index '%s': %s", path, strerror(errno));
 	if (fcntl(fd, F_GETLK, &fl) < 0) {
