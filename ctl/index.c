@@ -139,6 +139,11 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 			return NULL;
 		path = def;
 	}
+	if (strlen(path) >= sizeof(dir)) {
+		sb_errorf(err, "cannot open local index '%.64s...': path too long (limit %zu bytes)",
+			  path, sizeof(dir) - 1);
+		return NULL;
+	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {

@@ -244,6 +244,21 @@ static void test_stale_dotfile_lock_is_ignored(void **state)
 	assert_true(now_s() - t0 < 5);
 }
 
+/* An index path longer than the limit is an error, not a truncated path
+ * (whose directory would be made somewhere else). */
+static void test_long_path_is_an_error(void **state)
+{
+	char longp[5000];
+	struct sb_error err;
+
+	(void)state;
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	assert_null(sb_index_open(longp, NULL, &err));
+	assert_non_null(strstr(err.msg, "path too long"));
+}
+
 static void test_default_path(void **state)
 {
 	char buf[256];
@@ -275,6 +290,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corrupt_index_is_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_writer_blocks_nobody, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_dotfile_lock_is_ignored, setup, teardown),
+		cmocka_unit_test(test_long_path_is_an_error),
 		cmocka_unit_test(test_default_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
