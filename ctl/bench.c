@@ -78,6 +78,73 @@ static int mkdir_mode(const char *path, mode_t mode, struct sb_error *err)
 	return 0;
 }
 
+/* ---- ownership and modes ---------------------------------------------- */
+
+/* One entry of the benchmark directory that check_dir looks at. */
+struct dir_rule {
+	const char *rel, *what;
+	mode_t forbidden; /* mode bits it must not have */
+	const char *fix;  /* how to fix the mode */
+};
+
+static const struct dir_rule dir_rules[] = {
+	{ "events", "events directory", S_IWGRP | S_IWOTH, "chmod go-w" },
+	{ "submissions", "submissions directory", S_IWGRP | S_IWOTH, "chmod go-w" },
+	{ "jobs", "jobs directory", S_IWGRP | S_IWOTH, "chmod go-w" },
+	{ "keys", "keys directory", 0077, "chmod 700" },
+};
+
+/* An entry dir/rel that exists must be a directory (not a symbolic link)
+ * owned by the user, without the forbidden mode bits.  A missing one is
+ * fine here: a half-made directory is completed by sb_bench_create, and the
+ * commands that need an entry say so when they do not find it. */
+static int check_entry(const char *dir, const struct dir_rule *r, struct sb_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (join(dir, r->rel, path, sizeof(path), err) < 0)
+		return -1;
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return sb_errorf(err, "cannot use %s '%s': %s", r->what, path, strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return sb_errorf(err, "refusing %s '%s': %s, not a directory", r->what, path,
+				 S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
+	if (st.st_uid != geteuid())
+		return sb_errorf(err, "refusing %s '%s': owned by uid %ld, not by you (uid %ld)",
+				 r->what, path, (long)st.st_uid, (long)geteuid());
+	if (st.st_mode & r->forbidden)
+		return sb_errorf(err, "refusing %s '%s': mode %04o gives group or others %s "
+				 "(%s '%s')", r->what, path, (unsigned)(st.st_mode & 07777),
+				 r->forbidden == 0077 ? "access" : "write permission", r->fix, path);
+	return 0;
+}
+
+int sb_bench_check_dir(const char *dir, struct sb_error *err)
+{
+	char key[PATH_MAX];
+	struct stat st;
+	struct sb_key k;
+	size_t i;
+	int rc;
+
+	if (sb_fs_check_owned(dir, "benchmark directory", err) < 0)
+		return -1;
+	for (i = 0; i < sizeof(dir_rules) / sizeof(dir_rules[0]); i++)
+		if (check_entry(dir, &dir_rules[i], err) < 0)
+			return -1;
+	if (join(dir, SB_BENCH_KEY, key, sizeof(key), err) < 0)
+		return -1;
+	if (lstat(key, &st) < 0 && errno == ENOENT)
+		return 0;
+	rc = sb_key_load(key, &k, err); /* the key rules: no link, yours, mode 600 */
+	sb_key_cleanse(&k);
+	return rc;
+}
+
 /* ---- the record ------------------------------------------------------ */
 
 static void canon_kv_str(struct sb_canon *c, const char *k, const char *v)
@@ -198,6 +265,8 @@ static int write_json_twin(const char *path, const uint8_t *rec, size_t len, str
 
 /* ---- creating ---------------------------------------------------------- */
 
+static struct sb_bench *open_bench(const char *path, int *refused, struct sb_error *err);
+
 static int make_key(const char *dir, struct sb_error *err)
 {
 	char keys[PATH_MAX], key[PATH_MAX];
@@ -273,9 +342,15 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 	dir = sb_bench_dir_for(n->root, sb_spec_name(sb_plan_spec(n->plan)), digest, err);
 	if (dir == NULL)
 		return -1;
-	if (sb_fs_mkdirs(n->root, 0755, err) < 0 || mkdir_mode(dir, 0755, err) < 0 ||
-	    sb_fs_check_owned(dir, "benchmark directory", err) < 0 ||
-	    join(dir, "lock", lock, sizeof(lock), err) < 0 ||
+	if (sb_fs_mkdirs(n->root, 0755, err) < 0 || mkdir_mode(dir, 0755, err) < 0) {
+		free(dir);
+		return -1;
+	}
+	if (sb_bench_check_dir(dir, err) < 0) {
+		free(dir);
+		return -2;
+	}
+	if (join(dir, "lock", lock, sizeof(lock), err) < 0 ||
 	    join(dir, SB_BENCH_RECORD, rec, sizeof(rec), err) < 0) {
 		free(dir);
 		return -1;
@@ -286,8 +361,11 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 		return -1;
 	}
 	if (access(rec, F_OK) == 0) {
-		struct sb_bench *b = sb_bench_open(dir, err);
-		if (b != NULL && strcmp(b->digest, digest) != 0)
+		int refused = 0;
+		struct sb_bench *b = open_bench(dir, &refused, err);
+		if (b == NULL && refused)
+			rc = -2;
+		else if (b != NULL && strcmp(b->digest, digest) != 0)
 			sb_errorf(err, "benchmark directory '%s' holds benchmark %s, not %s", dir,
 				  b->digest, digest);
 		else if (b != NULL)
@@ -299,7 +377,7 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 	close(lockfd);
 	if (rc < 0) {
 		free(dir);
-		return -1;
+		return rc;
 	}
 	*dir_out = dir;
 	return 0;
@@ -359,7 +437,9 @@ static char *find_dir(const char *path, struct sb_error *err)
 	return NULL;
 }
 
-struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
+/* sb_bench_open; *refused is set to 1 when the directory is refused by
+ * sb_bench_check_dir. */
+static struct sb_bench *open_bench(const char *path, int *refused, struct sb_error *err)
 {
 	struct sb_bench *b = calloc(1, sizeof(*b));
 	char rec[PATH_MAX], *data = NULL, *digest = NULL;
@@ -374,8 +454,12 @@ struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
 		return NULL;
 	}
 	b->dir = find_dir(path, err);
-	if (b->dir == NULL || sb_fs_check_owned(b->dir, "benchmark directory", err) < 0 ||
-	    join(b->dir, SB_BENCH_RECORD, rec, sizeof(rec), err) < 0 ||
+	if (b->dir != NULL && sb_bench_check_dir(b->dir, err) < 0) {
+		*refused = 1;
+		sb_bench_destroy(b);
+		return NULL;
+	}
+	if (b->dir == NULL || join(b->dir, SB_BENCH_RECORD, rec, sizeof(rec), err) < 0 ||
 	    sb_fs_read_file(rec, SB_BENCH_RECORD_MAX, &data, &len, err) < 0) {
 		sb_bench_destroy(b);
 		return NULL;
@@ -428,6 +512,13 @@ fail:
 	msgpack_unpacked_destroy(&u);
 	sb_bench_destroy(b);
 	return NULL;
+}
+
+struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
+{
+	int refused = 0;
+
+	return open_bench(path, &refused, err);
 }
 
 int sb_bench_plan(struct sb_bench *b, struct sb_error *err)

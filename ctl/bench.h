@@ -52,17 +52,27 @@ struct sb_bench_new {
 char *sb_bench_dir_for(const char *root, const char *name, const char *digest,
 		       struct sb_error *err);
 
+/* Checks that the benchmark directory dir and its entries belong to the
+ * user (docs/benchmark-dir.md, "Ownership and permissions"): dir itself,
+ * events/, submissions/ and jobs/ owned by the user without group or other
+ * write permission; keys/ owned by the user with no group or other bits at
+ * all; keys/hmac.key as the key rules say (a regular file, no link, owned by
+ * the user, mode 600).  Entries that do not exist yet pass.  -1 with err
+ * naming the entry and what is wrong. */
+int sb_bench_check_dir(const char *dir, struct sb_error *err);
+
 /* Creates the benchmark directory with keys/, submissions/, events/, runs/
  * (one directory per child), jobs/, the key, and finally the record and its
  * JSON twin.  When the directory exists with a complete record of the same
  * digest, nothing is changed and *existed is set to 1; a directory left
- * half-made by an interrupted create is completed.  Refuses a directory
- * owned by someone else or writable by group or others. */
+ * half-made by an interrupted create is completed.  Returns -2 (an input
+ * error, like any other refusal of a benchmark) when sb_bench_check_dir
+ * refuses the directory, -1 on other errors. */
 int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 		    struct sb_error *err);
 
 /* Opens the benchmark at dir (or at any path below it): checks ownership
- * and reads the record. */
+ * and modes (sb_bench_check_dir) and reads the record. */
 struct sb_bench *sb_bench_open(const char *path, struct sb_error *err);
 
 /* Loads the recorded spec, plans it and checks that it gives the recorded

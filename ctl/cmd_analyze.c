@@ -8,6 +8,7 @@
 
 #include "ctl/analyze.h"
 #include "ctl/commands.h"
+#include "ctl/numarg.h"
 #include "ctl/plan_json.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -255,13 +256,13 @@ int cmd_analyze(int argc, char **argv)
 		} else if (!strcmp(s, "--metrics") && i + 1 < argc) {
 			met_arg = argv[++i];
 		} else if (!strcmp(s, "--settle") && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end || v < 0) {
-				fprintf(stderr, "sbctl analyze: --settle needs seconds, not '%s'\n", argv[i]);
+			struct sb_error e;
+			double v;
+			if (sb_parse_seconds(argv[++i], 1e9, &v, &e) < 0) {
+				fprintf(stderr, "sbctl analyze: --settle needs a number of seconds: %s\n", e.msg);
 				return SB_EXIT_USAGE;
 			}
-			o.settle_s = v;
+			o.settle_s = (int64_t)ceil(v); /* whole seconds, never less than asked */
 		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			fputs(usage_text, stdout);
 			return SB_EXIT_OK;

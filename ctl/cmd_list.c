@@ -20,10 +20,11 @@ static int show(const struct sb_index_bench *b, void *arg)
 	struct list_ctx *c = arg;
 	char when[32];
 	char rec[4200];
-	int present;
+	int present, n;
 
-	snprintf(rec, sizeof(rec), "%s/benchmark.msgpack", b->dir);
-	present = access(rec, F_OK) == 0;
+	/* a directory too long to look at is not known to be there */
+	n = snprintf(rec, sizeof(rec), "%s/benchmark.msgpack", b->dir);
+	present = n > 0 && (size_t)n < sizeof(rec) && access(rec, F_OK) == 0;
 	sb_fmt_time_ns(b->created_ns, when);
 	if (c->json) {
 		sb_json_obj_begin(&c->j);

@@ -339,7 +339,13 @@ int cmd_log(int argc, char **argv)
 	if (benchdir != NULL && exists(benchdir, SB_BENCH_RECORD)) {
 		/* every log of a benchmark must name it: a file spliced in from
 		 * another benchmark is then foreign */
-		struct sb_bench *b = sb_bench_open(benchdir, &err);
+		struct sb_bench *b;
+		if (sb_bench_check_dir(benchdir, &err) < 0) {
+			fprintf(stderr, "sbctl log: %s\n", err.msg);
+			rc = SB_EXIT_USAGE;
+			goto out;
+		}
+		b = sb_bench_open(benchdir, &err);
 		if (b == NULL) {
 			fprintf(stderr, "sbctl log: warning: %s; logs are checked without "
 				"the benchmark's digest\n", err.msg);

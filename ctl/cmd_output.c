@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "ctl/bench.h"
 #include "ctl/commands.h"
+#include "ctl/numarg.h"
 
 struct entry {
 	char name[256];
@@ -30,9 +32,9 @@ int cmd_output(int argc, char **argv)
 	struct sb_bench *b;
 	struct sb_error err;
 	struct dirent *d;
-	char dir[PATH_MAX], path[PATH_MAX + 300], buf[65536], *end;
+	char dir[PATH_MAX], path[PATH_MAX + 300], buf[65536];
 	size_t n = 0, i, r;
-	unsigned long long child;
+	uint64_t child;
 	DIR *dp;
 
 	if (argc != 3 || argv[1][0] == '-') {
@@ -40,10 +42,8 @@ int cmd_output(int argc, char **argv)
 		fputs("usage: sbctl output BENCH CHILD\n", help ? stdout : stderr);
 		return help ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
-	errno = 0;
-	child = strtoull(argv[2], &end, 10);
-	if (errno || *end || end == argv[2]) {
-		fprintf(stderr, "sbctl output: CHILD must be a child index, not '%s'\n", argv[2]);
+	if (sb_parse_uint(argv[2], SIZE_MAX, &child, &err) < 0) {
+		fprintf(stderr, "sbctl output: CHILD must be a child index: %s\n", err.msg);
 		return SB_EXIT_USAGE;
 	}
 	b = sb_bench_find(argv[1], &err);
@@ -52,12 +52,12 @@ int cmd_output(int argc, char **argv)
 		return SB_EXIT_USAGE;
 	}
 	if (child >= b->children) {
-		fprintf(stderr, "sbctl output: benchmark %s has children 0 to %zu, not %llu\n", b->name,
-			b->children - 1, child);
+		fprintf(stderr, "sbctl output: CHILD must be a child index: benchmark %s has children "
+			"0 to %zu, not %llu\n", b->name, b->children - 1, (unsigned long long)child);
 		sb_bench_destroy(b);
 		return SB_EXIT_USAGE;
 	}
-	snprintf(dir, sizeof(dir), "%s/runs/%llu", b->dir, child);
+	snprintf(dir, sizeof(dir), "%s/runs/%llu", b->dir, (unsigned long long)child);
 	sb_bench_destroy(b);
 	dp = opendir(dir);
 	if (dp == NULL) {

@@ -12,6 +12,7 @@
 
 #include "ctl/commands.h"
 #include "ctl/plan_json.h"
+#include "ctl/numarg.h"
 #include "ctl/status.h"
 #include "proto/json.h"
 
@@ -25,16 +26,13 @@ struct status_args {
 
 static int parse_seconds(const char *cmd, const char *opt, const char *v, double *out)
 {
-	char *end;
-	double d;
+	struct sb_error err;
 
-	errno = 0;
-	d = v ? strtod(v, &end) : 0;
-	if (v == NULL || errno || end == v || *end || !isfinite(d) || d < 0 || d > 1e9) {
-		fprintf(stderr, "sbctl %s: %s needs a number of seconds, not '%s'\n", cmd, opt, v ? v : "");
+	if (v == NULL || sb_parse_seconds(v, 1e9, out, &err) < 0) {
+		fprintf(stderr, "sbctl %s: %s needs a number of seconds: %s\n", cmd, opt,
+			v ? err.msg : "none given");
 		return -1;
 	}
-	*out = d;
 	return 0;
 }
 

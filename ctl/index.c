@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,14 @@
 #include "ctl/fsutil.h"
 #include "ctl/index.h"
 
-#define INDEX_VFS "unix-dotfile"
+/* SQLite's default VFS ("unix"): POSIX fcntl advisory locks, which the
+ * kernel releases when their holder dies, however it dies.  (The
+ * "unix-dotfile" VFS used before left its lock directory behind when a
+ * process was killed inside a transaction; such a stale INDEX.lock
+ * directory is ignored now: nothing looks at it.)  A journal left by a
+ * killed writer is hot: the next process to read the index rolls it back. */
+#define INDEX_VFS NULL
+/* How long to wait for another live sbctl's transaction. */
 #define BUSY_TIMEOUT_MS 10000
 
 struct sb_index {
@@ -56,6 +64,39 @@ static int db_error(sqlite3 *db, struct sb_error *err, const char *what)
 	return sb_errorf(err, "local index: %s: %s", what, sqlite3_errmsg(db));
 }
 
+/* Whether the file system of path gives fcntl locks: SQLite reads ENOLCK
+ * as "busy" (a transient NFS error) and would retry for the whole busy
+ * timeout before failing with "database is locked", so ask first.  F_GETLK
+ * takes no lock; it runs once per process, before any connection of this
+ * process holds locks (closing an fd drops the process's locks on the file). */
+static int check_locks(const char *path, struct sb_error *err)
+{
+	static int checked;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd, rc = 0, e;
+
+	if (checked)
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EACCES || errno == EROFS)) /* SQLite may still read it */
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return sb_errorf(err, "cannot open local index '%s': %s", path, strerror(errno));
+	if (fcntl(fd, F_GETLK, &fl) < 0) {
+		e = errno;
+		if (e == ENOLCK || e == ENOSYS || e == EOPNOTSUPP || e == EINVAL)
+			rc = sb_errorf(err, "cannot use local index '%s': its file system gives no fcntl "
+				       "locks (%s); put the index on a local disk (SB_INDEX or "
+				       "XDG_STATE_HOME); commands go on without it where they can",
+				       path, strerror(e));
+		else
+			rc = sb_errorf(err, "cannot lock local index '%s': %s", path, strerror(e));
+	}
+	close(fd);
+	checked = rc == 0;
+	return rc;
+}
+
 static int try_open(const char *path, sqlite3 **out, int *corrupt, struct sb_error *err)
 {
 	sqlite3 *db = NULL;
@@ -72,8 +113,13 @@ static int try_open(const char *path, sqlite3 **out, int *corrupt, struct sb_err
 		return 0;
 	}
 	*corrupt = rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT;
-	sb_errorf(err, "cannot open local index '%s': %s", path,
-		  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	if (rc == SQLITE_BUSY)
+		sb_errorf(err, "cannot open local index '%s': another sbctl has held it for over "
+			  "%d s (a live process: a killed one releases it at once)", path,
+			  BUSY_TIMEOUT_MS / 1000);
+	else
+		sb_errorf(err, "cannot open local index '%s': %s", path,
+			  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 	sqlite3_close(db);
 	return -1;
 }
@@ -93,6 +139,11 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 			return NULL;
 		path = def;
 	}
+	if (strlen(path) >= sizeof(dir)) {
+		sb_errorf(err, "cannot open local index '%.64s...': path too long (limit %zu bytes)",
+			  path, sizeof(dir) - 1);
+		return NULL;
+	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
@@ -100,6 +151,8 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 		if (sb_fs_mkdirs(dir, 0700, err) < 0)
 			return NULL;
 	}
+	if (check_locks(path, err) < 0)
+		return NULL;
 	if (try_open(path, &db, &corrupt, err) < 0) {
 		if (!corrupt)
 			return NULL;

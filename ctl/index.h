@@ -6,8 +6,12 @@
  *
  * Default location: $XDG_STATE_HOME/sbench/index.sqlite, else
  * $HOME/.local/state/sbench/index.sqlite; SB_INDEX overrides it.  The
- * database uses the rollback journal (no WAL) and the unix-dotfile VFS, whose
- * locks work on network file systems too. */
+ * database uses the rollback journal (no WAL) and SQLite's default unix VFS:
+ * fcntl locks, released by the kernel when their holder dies, so a process
+ * killed inside a transaction blocks nobody, and its hot journal is rolled
+ * back by the next reader.  On a file system without fcntl locks the open
+ * fails at once with a message saying so (docs/benchmark-dir.md, "The local
+ * index"). */
 #ifndef SB_CTL_INDEX_H
 #define SB_CTL_INDEX_H
 

@@ -193,6 +193,42 @@ static int at_errorf(struct sb_error *err, const char *path, int line, int col,
 	return sb_errorf(err, "%s:%d:%d: %s", path, line, col, msg);
 }
 
+/* A reader error (a byte that is not UTF-8, a control character, a NUL)
+ * comes with the byte offset of the offending byte, not a mark: its line and
+ * column (in characters, as libyaml counts them for every other error) are
+ * counted here.  Line breaks are LF, CR LF or a lone CR; a byte order mark
+ * takes no column; UTF-16 (with its byte order mark) counts 16-bit units,
+ * the second half of a surrogate pair taking no column. */
+static int reader_error(struct sb_error *err, const char *path, const unsigned char *data,
+			size_t len, size_t offset, const char *problem)
+{
+	int le = len >= 2 && data[0] == 0xff && data[1] == 0xfe;
+	int be = len >= 2 && data[0] == 0xfe && data[1] == 0xff;
+	size_t step = le || be ? 2 : 1;
+	size_t i = step == 2 ? 2 : len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3) ? 3 : 0;
+	long line = 1, col = 1;
+
+	if (offset > len)
+		offset = len;
+	for (; i + step <= offset; i += step) {
+		unsigned c = step == 1 ? data[i] : le ? data[i] | (unsigned)data[i + 1] << 8
+				   : (unsigned)data[i] << 8 | data[i + 1];
+		unsigned next = i + 2 * step > len ? 0 : step == 1 ? data[i + 1]
+				: le ? data[i + 2] | (unsigned)data[i + 3] << 8
+				: (unsigned)data[i + 2] << 8 | data[i + 3];
+		if (c == '\n' || (c == '\r' && next != '\n')) {
+			line++;
+			col = 1;
+		} else if (c != '\r' && (step == 1 ? (c & 0xc0) != 0x80 : (c & 0xfc00) != 0xdc00)) {
+			col++;
+		}
+	}
+	if (offset < len)
+		return sb_errorf(err, "%s:%ld:%ld: invalid YAML: %s (byte 0x%02x)", path, line, col,
+				 problem, data[offset]);
+	return sb_errorf(err, "%s:%ld:%ld: invalid YAML: %s", path, line, col, problem);
+}
+
 int sb_spec_errorf(const struct sb_spec *spec, struct sb_error *err, int line, int col,
 		   const char *fmt, ...)
 {
@@ -273,7 +309,9 @@ static struct node *parse_tree(const char *path, const unsigned char *data, size
 		if (!yaml_parser_parse(&parser, &ev)) {
 			const char *problem = parser.problem ? parser.problem : "syntax error";
 			yaml_mark_t m = parser.problem_mark;
-			if (parser.context != NULL)
+			if (parser.error == YAML_READER_ERROR)
+				reader_error(err, path, data, len, parser.problem_offset, problem);
+			else if (parser.context != NULL)
 				at_errorf(err, path, (int)m.line + 1, (int)m.column + 1,
 					  "invalid YAML: %s %s", problem, parser.context);
 			else

@@ -340,7 +340,10 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	} else {
 		struct sb_bench_new bn = { o->spec_path, source, len, plan, default_root(o->root),
 					   &cfg, &prov };
-		if (sb_bench_create(&bn, &dir, &existed, err) < 0 || (b = sb_bench_open(dir, err)) == NULL)
+		int made = sb_bench_create(&bn, &dir, &existed, err);
+		if (made == -2)
+			*usage_error = 1; /* a refused directory: an input error, as everywhere */
+		if (made < 0 || (b = sb_bench_open(dir, err)) == NULL)
 			goto out;
 		index_bench(b, o->warn);
 	}

@@ -124,7 +124,47 @@ static long spawn_supervisor(const struct fake_task *t)
 }
 
 /* Begin times (--begin, the delay after a requeue) need someone to run a
- * scheduling pass when they come: one detached timer process at a time. */
+ * scheduling pass when they come: one detached timer process at a time,
+ * `sbfake-tick WHEN DIR` (DIR on its command line, so that a test can find
+ * the timers of its state directory with pgrep -f). */
+/* 1 when pid is a timer (sbfake-tick) of this state directory: its command
+ * line is "sbfake-tick\0WHEN\0DIR\0" (a pid can be reused). */
+static int is_our_timer(const struct fake_state *st, long pid)
+{
+	char path[64], buf[4096];
+	size_t n, w;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (strcmp(buf, "sbfake-tick") != 0)
+		return 0;
+	w = strlen(buf) + 1;
+	if (w >= n)
+		return 0;
+	w += strlen(buf + w) + 1;
+	return w < n && !strcmp(buf + w, st->dir);
+}
+
+/* Stops the armed timer (not when it is this process) and forgets it. */
+static int stop_timer(struct fake_state *st)
+{
+	char *pid = fake_meta_get(st, "timer_pid");
+	long p = pid ? atol(pid) : 0;
+
+	free(pid);
+	if (p <= 0)
+		return 0;
+	if (p != (long)getpid() && is_our_timer(st, p))
+		kill((pid_t)p, SIGKILL);
+	return fake_meta_set(st, "timer_at", NULL) | fake_meta_set(st, "timer_pid", NULL);
+}
+
 static int arm_timer(struct fake_state *st, double when)
 {
 	char *at = fake_meta_get(st, "timer_at"), *pid = fake_meta_get(st, "timer_pid");
@@ -137,8 +177,10 @@ static int arm_timer(struct fake_state *st, double when)
 	free(pid);
 	if (p > 0 && p != (long)getpid() && pid_alive(p) && cur <= when + 0.001)
 		return 0;
+	if (stop_timer(st) != 0)  /* a later one: the new timer's pass re-arms for it */
+		return -1;
 	snprintf(buf, sizeof(buf), "%.3f", when);
-	p = spawn_detached("sbfake-tick", buf, NULL, NULL);
+	p = spawn_detached("sbfake-tick", buf, st->dir, NULL);
 	if (p > 0) {
 		char pb[32];
 		snprintf(pb, sizeof(pb), "%ld", p);
@@ -147,23 +189,68 @@ static int arm_timer(struct fake_state *st, double when)
 	return rc;
 }
 
+/* The longest a timer sleeps between two looks at its state directory. */
+#define TICK_NAP_S 2.0
+
+/* The state directory and its store, as a timer first saw them. */
+struct tick_home {
+	dev_t dev, db_dev;
+	ino_t ino, db_ino;
+};
+
+static int tick_home_get(const char *dir, struct tick_home *h)
+{
+	char db[PATH_MAX];
+	struct stat a, b;
+
+	if (snprintf(db, sizeof(db), "%s/state.db", dir) >= (int)sizeof(db) ||
+	    stat(dir, &a) != 0 || !S_ISDIR(a.st_mode) || stat(db, &b) != 0)
+		return -1;
+	*h = (struct tick_home){ a.st_dev, b.st_dev, a.st_ino, b.st_ino };
+	return 0;
+}
+
+/* 1 while DIR and its state.db are the ones the timer started with: a test
+ * that removed (or replaced) its state directory has no more use for it. */
+static int tick_home_same(const char *dir, const struct tick_home *h)
+{
+	struct tick_home now;
+
+	return tick_home_get(dir, &now) == 0 && now.dev == h->dev && now.ino == h->ino &&
+	       now.db_dev == h->db_dev && now.db_ino == h->db_ino;
+}
+
+/* sbfake-tick WHEN DIR: sleeps until WHEN (fake_now() seconds), then runs a
+ * scheduling pass in DIR.  It wakes at least every TICK_NAP_S seconds and
+ * exits at once when DIR or its store is gone or replaced, so no timer
+ * outlives its state directory by more than that; it never lives past
+ * WHEN. */
 int fake_tick_main(int argc, char **argv)
 {
+	struct tick_home home;
 	struct fake_state st;
+	const char *dir;
 	double when, now;
 
 	fake_set_prog("sbfake-tick");
-	if (argc != 2)
+	if (argc != 3)
 		return 2;
 	when = atof(argv[1]);
-	now = fake_now();
-	if (when > now) {
+	dir = argv[2];
+	if (tick_home_get(dir, &home) != 0 || setenv("SB_FAKE_SLURM_DIR", dir, 1) != 0)
+		return 0;
+	while ((now = fake_now()) < when) {
+		double nap = when - now < TICK_NAP_S ? when - now : TICK_NAP_S;
 		struct timespec ts;
-		ts.tv_sec = (time_t)(when - now);
-		ts.tv_nsec = (long)((when - now - (double)ts.tv_sec) * 1e9);
+		ts.tv_sec = (time_t)nap;
+		ts.tv_nsec = (long)((nap - (double)ts.tv_sec) * 1e9);
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
+		if (!tick_home_same(dir, &home))
+			return 0;
 	}
+	if (!tick_home_same(dir, &home))
+		return 0;
 	if (fake_open(&st) == 0 && fake_load(&st) == 0 && fake_schedule(&st) == 0)
 		fake_commit(&st);
 	fake_close(&st);
@@ -366,8 +453,8 @@ int fake_schedule(struct fake_state *st)
 			if (!strcmp(t->state, "PENDING") && t->begin > now && (next == 0 || t->begin < next))
 				next = t->begin;
 		}
-		if (next > 0 && arm_timer(st, next) != 0)
-			return -1;
+		if (next > 0 ? arm_timer(st, next) != 0 : stop_timer(st) != 0)
+			return -1;  /* no begin time to wait for: no timer either */
 	}
 
 	/* 4. the last pending element of an array takes over the array's own id */

@@ -5,12 +5,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "ctl/index.h"
+#include "killed_writer.h"
 
 static char dir[64], path[128];
 
@@ -139,6 +145,120 @@ static void test_corrupt_index_is_rebuilt(void **state)
 	sb_index_close(idx);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *integrity(const char *p)
+{
+	static char out[256];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+
+	snprintf(out, sizeof(out), "cannot check");
+	if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+/* A process killed with SIGKILL inside a write transaction leaves no lock
+ * behind (fcntl locks die with it; the unix-dotfile VFS left a lock
+ * directory, and every later open waited 10 s and failed with "database is
+ * locked"), and its hot journal is rolled back by the next open: what it
+ * committed before is there, what it wrote since is not. */
+static void test_killed_writer_blocks_nobody(void **state)
+{
+	char journal[200], lockdir[200];
+	struct sb_index_bench b;
+	struct sb_error err;
+	struct sb_index *idx;
+	uint8_t tag[32];
+	struct stat st;
+	double t0;
+
+	(void)state;
+	idx = sb_index_open(path, NULL, &err);
+	assert_non_null(idx);
+	put(idx, "kept", "aaaa0000", 1);
+	sb_index_close(idx);
+	assert_int_equal(kill_writer_inside_tx(path), 0);
+	snprintf(journal, sizeof(journal), "%s-journal", path);
+	assert_int_equal(stat(journal, &st), 0);
+	assert_true(st.st_size > 0); /* hot: the writer's pages reached the file */
+	snprintf(lockdir, sizeof(lockdir), "%s.lock", path);
+
+	t0 = now_s();
+	idx = sb_index_open(path, NULL, &err);
+	if (idx == NULL)
+		fail_msg("open after the kill: %s", err.msg);
+	assert_int_equal(sb_index_find_bench(idx, "kept", &b, &err), 1);
+	sb_index_bench_release(&b);
+	assert_int_equal(sb_index_find_bench(idx, "lost-0", &b, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "lost-3999", &b, &err), 0);
+	memset(tag, 1, sizeof(tag));
+	assert_int_equal(sb_index_begin(idx, &err), 0);
+	assert_int_equal(sb_index_put_head(idx, "aaaa0000", "events/0.log", 3, tag, &err), 0);
+	assert_int_equal(sb_index_commit(idx, &err), 0);
+	sb_index_close(idx);
+	/* no wait for a lock (the busy timeout is 10 s; allow a loaded machine) */
+	assert_true(now_s() - t0 < 5);
+	assert_int_equal(access(lockdir, F_OK), -1);
+	assert_true(stat(journal, &st) < 0 && errno == ENOENT); /* rolled back, then gone */
+	assert_string_equal(integrity(path), "ok");
+}
+
+/* The lock directory the unix-dotfile VFS of older versions left behind
+ * after a kill breaks nothing: it is ignored. */
+static void test_stale_dotfile_lock_is_ignored(void **state)
+{
+	char lockdir[200];
+	struct sb_index_bench b;
+	struct sb_error err;
+	struct sb_index *idx;
+	double t0;
+
+	(void)state;
+	idx = sb_index_open(path, NULL, &err);
+	assert_non_null(idx);
+	sb_index_close(idx);
+	snprintf(lockdir, sizeof(lockdir), "%s.lock", path);
+	assert_int_equal(mkdir(lockdir, 0700), 0);
+	t0 = now_s();
+	idx = sb_index_open(path, NULL, &err);
+	if (idx == NULL)
+		fail_msg("open with a stale lock directory: %s", err.msg);
+	assert_int_equal(sb_index_begin(idx, &err), 0);
+	put(idx, "a", "bbbb1111", 1);
+	assert_int_equal(sb_index_commit(idx, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "a", &b, &err), 1);
+	sb_index_bench_release(&b);
+	sb_index_close(idx);
+	assert_true(now_s() - t0 < 5);
+}
+
+/* An index path longer than the limit is an error, not a truncated path
+ * (whose directory would be made somewhere else). */
+static void test_long_path_is_an_error(void **state)
+{
+	char longp[5000];
+	struct sb_error err;
+
+	(void)state;
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	assert_null(sb_index_open(longp, NULL, &err));
+	assert_non_null(strstr(err.msg, "path too long"));
+}
+
 static void test_default_path(void **state)
 {
 	char buf[256];
@@ -168,6 +288,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_each_in_creation_order_and_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heads_and_hashes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_index_is_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_writer_blocks_nobody, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_dotfile_lock_is_ignored, setup, teardown),
+		cmocka_unit_test(test_long_path_is_an_error),
 		cmocka_unit_test(test_default_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

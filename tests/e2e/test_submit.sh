@@ -135,7 +135,7 @@ expect "no spec is a usage error" "$?" 2
 if [ "$(id -u)" = 0 ]; then
 	chown 65534 "$dir"
 	"$SBCTL" submit "$(spec_for sweep)" 2> o.err
-	expect "foreign directory exits 1" "$?" 1
+	expect "foreign directory exits 2 (an input error, as in status)" "$?" 2
 	expect_match "foreign directory message" "$(cat o.err)" "owned by uid 65534"
 	chown 0 "$dir"
 else

@@ -93,6 +93,16 @@ run 2 "$sbctl" plan typo.yaml
 printf 'name: t\ncommand: [run, "{lrr}"]\nparameters:\n  lr: [0.1]\n' > typo2.yaml
 run 2 "$sbctl" plan typo2.yaml --json
 [ "$(cat err)" = "typo2.yaml:2:16: unknown parameter 'lrr' in template (did you mean 'lr'?)" ] || fail "typo2: $(cat err)"
+# bad bytes (not UTF-8, a control character, a NUL) point at the byte
+printf 'name: t\ncommand: [run]\ntag: "v\377"\n' > utf8.yaml
+run 2 "$sbctl" plan utf8.yaml
+[ "$(cat err)" = "utf8.yaml:3:8: invalid YAML: invalid leading UTF-8 octet (byte 0xff)" ] || fail "utf8: $(cat err)"
+printf 'name: t\ncommand: [run, a\033b]\n' > ctrl.yaml
+run 2 "$sbctl" plan ctrl.yaml
+[ "$(cat err)" = "ctrl.yaml:2:17: invalid YAML: control characters are not allowed (byte 0x1b)" ] || fail "ctrl: $(cat err)"
+printf 'name: t\ncommand: [run]\n  \000\n' > nul.yaml
+run 2 "$sbctl" plan nul.yaml
+[ "$(cat err)" = "nul.yaml:3:3: invalid YAML: control characters are not allowed (byte 0x00)" ] || fail "nul: $(cat err)"
 for f in "$data"/errors/*.yaml; do
 	run 2 "$sbctl" plan "$f"
 	want=$(sed -n 's/^# error: //p' "$f")

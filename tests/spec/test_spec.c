@@ -217,6 +217,52 @@ static void test_error_messages(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Bytes libyaml's reader refuses (not UTF-8, control characters, NUL) are
+ * reported at the offending byte, not at 1:1.  Lengths are explicit: some
+ * texts hold a NUL. */
+static void test_bad_byte_positions(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *msg;
+	} cases[] = {
+#define BB(t, m) { t, sizeof(t) - 1, m }
+		BB("name: t\ncommand: [x]\ntag: \"ab\xff\"\n",
+		   "t.yaml:3:9: invalid YAML: invalid leading UTF-8 octet (byte 0xff)"),
+		BB("name: t\ncommand: [x]\ntag: \xc3\x28\n",
+		   "t.yaml:3:7: invalid YAML: invalid trailing UTF-8 octet (byte 0x28)"),
+		BB("name: t\ncommand: [\"\xc3\xa9t\xc3\xa9\", \x01]\n",
+		   "t.yaml:2:18: invalid YAML: control characters are not allowed (byte 0x01)"),
+		BB("name: t\r\ncommand: [x]\r\ntag: a\x7f\r\n",
+		   "t.yaml:3:7: invalid YAML: control characters are not allowed (byte 0x7f)"),
+		BB("name: t\ncommand: [x, y\0z]\n",
+		   "t.yaml:2:15: invalid YAML: control characters are not allowed (byte 0x00)"),
+		BB("\xef\xbb\xbfname: t\x02\n", "t.yaml:1:8: invalid YAML: control characters are not allowed (byte 0x02)"),
+		BB("name: t\ncommand: [x]\ntag: \"\xe2\x82", "t.yaml:3:7: invalid YAML: incomplete UTF-8 octet sequence (byte 0xe2)"),
+		/* UTF-16LE: "name: t\ntag: a" then U+0001 */
+		BB("\xff\xfen\0a\0m\0e\0:\0 \0t\0\n\0t\0a\0g\0:\0 \0a\0\x01\0\n\0",
+		   "t.yaml:2:7: invalid YAML: control characters are not allowed (byte 0x01)"),
+#undef BB
+	};
+	struct sb_error err;
+	size_t i, bad = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb_spec *s;
+		memset(&err, 0, sizeof(err));
+		s = sb_spec_load_buffer(cases[i].text, cases[i].len, "t.yaml", &err);
+		if (s != NULL || strcmp(err.msg, cases[i].msg) != 0) {
+			print_error("case %zu:\n  want: %s\n  got:  %s\n", i, cases[i].msg,
+				    s ? "(loaded)" : err.msg);
+			bad++;
+		}
+		sb_spec_destroy(s);
+	}
+	assert_int_equal(bad, 0);
+}
+
 /* A generated spec text; caller frees. */
 static char *gen(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *gen(const char *fmt, ...)
@@ -628,6 +674,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_messages),
+		cmocka_unit_test(test_bad_byte_positions),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_core_schema),
 		cmocka_unit_test(test_float_text),
