@@ -280,6 +280,8 @@ int sb_logview_verify_buffer(const char *path, const struct sb_logview_opts *opt
 	FILE *out;
 	int rc;
 
+	if (buf == NULL)
+		return sb_error_set(err, SB_ERR_INPUT, "no buffer pointer given");
 	*buf = NULL;
 	if (len != NULL)
 		*len = 0;

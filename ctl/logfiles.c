@@ -237,8 +237,11 @@ static void walk(struct sb_logfiles *f, const char *dir, int depth)
 				"skipping '%s': not a regular file", p);
 			free(p);
 		} else if (f->n >= MAX_FILES) {
-			sb_logfiles_note(f->note, f->note_arg, SB_LOGVIEW_NOTE_IO_ERROR,
-				"more than %zu files; '%s' not read", MAX_FILES, p);
+			if (!f->full)
+				sb_logfiles_note(f->note, f->note_arg, SB_LOGVIEW_NOTE_IO_ERROR,
+					"more than %zu log files; '%s' and the rest not read",
+					MAX_FILES, p);
+			f->full = true;
 			f->errors++;
 			free(p);
 		} else {

@@ -23,6 +23,7 @@ struct sb_logfiles {
 	void *note_arg;
 	size_t errors;           /* directories or entries that could not be read */
 	bool nomem;              /* an allocation failed (counted in errors too) */
+	bool full;               /* more files than the limit (10,000,000) */
 };
 
 /* Calls fn(arg, kind, MESSAGE) with the formatted message when fn is not

@@ -120,7 +120,7 @@ int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
 	FILE *out, struct sb_logview_summary *sum, struct sb_error *err);
 
 /* Like sb_logview_verify, but renders into a buffer, for callers without a
- * FILE * (a binding): on 0, *buf is a malloc'd NUL-terminated string of
+ * FILE * (a binding); buf must not be NULL: on 0, *buf is a malloc'd NUL-terminated string of
  * *len bytes (len may be NULL) that the caller frees with sb_logview_free
  * (or free(3)); on -1, *buf is NULL and nothing is to be freed. */
 int sb_logview_verify_buffer(const char *path, const struct sb_logview_opts *opts,
