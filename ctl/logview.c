@@ -293,3 +293,91 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 	print_clean(out, rec->id.host ? rec->id.host : "-", strlen(rec->id.host ? rec->id.host : "-"));
 	fprintf(out, " pid=%" PRId64 "%s\n", rec->id.pid, rec->verified ? "" : "  UNVERIFIED");
 }
+
+/* ---- a file, the total ---- */
+
+static void summary_json(FILE *out, const char *path, size_t records,
+	size_t verified, enum sb_log_tail tail, const char *detail,
+	const struct sb_log_head *head, bool with_head, size_t files)
+{
+	struct sb_json j;
+	char hbuf[SB_LOG_HEAD_TEXT_MAX];
+
+	sb_json_init(&j, out);
+	sb_json_obj_begin(&j);
+	sb_json_key(&j, "format");
+	sb_json_int(&j, 1);
+	sb_json_key(&j, "summary");
+	sb_json_obj_begin(&j);
+	if (path != NULL) {
+		sb_json_key(&j, "path");
+		sb_json_str(&j, path);
+	} else {
+		sb_json_key(&j, "files");
+		sb_json_uint(&j, files);
+	}
+	sb_json_key(&j, "records");
+	sb_json_uint(&j, records);
+	sb_json_key(&j, "verified");
+	sb_json_uint(&j, verified);
+	sb_json_key(&j, "tail");
+	sb_json_str(&j, sb_log_tail_name(tail));
+	if (detail != NULL && detail[0] != '\0') {
+		sb_json_key(&j, "detail");
+		sb_json_str(&j, detail);
+	}
+	if (with_head) {
+		sb_json_key(&j, "head");
+		sb_json_str(&j, head ? sb_log_head_format(head, hbuf) : NULL);
+	}
+	sb_json_obj_end(&j);
+	sb_json_obj_end(&j);
+	fputc('\n', out);
+}
+
+void sb_logview_file(FILE *out, enum sb_logview_format fmt, const char *path,
+	const struct sb_log_result *r, bool many)
+{
+	size_t i, n = sb_log_result_count(r), nv = sb_log_result_verified(r);
+	enum sb_log_tail tail = sb_log_result_tail(r);
+	const char *detail = sb_log_result_detail(r);
+	bool json = fmt == SB_LOGVIEW_JSON;
+	char hbuf[SB_LOG_HEAD_TEXT_MAX];
+	struct sb_log_head head;
+	bool has_head = sb_log_result_head(r, &head) == 0;
+
+	if (!json && many)
+		fprintf(out, "== %s\n", path);
+	for (i = 0; i < n; i++) {
+		const struct sb_log_record *rec = sb_log_result_record(r, i);
+		if (json) {
+			struct sb_json j;
+			sb_json_init(&j, out);
+			sb_logview_json_record(&j, rec, many ? path : NULL);
+			fputc('\n', out);
+		} else {
+			sb_logview_human_record(out, rec);
+		}
+	}
+	if (json)
+		summary_json(out, many ? path : NULL, n, nv, tail, detail,
+			has_head ? &head : NULL, true, 1);
+	else if (tail == SB_LOG_TAIL_OK)
+		fprintf(out, "summary: %s: %zu records, %zu verified, tail ok (%s)%s%s\n", path,
+			n, nv, sb_log_tail_describe(tail), has_head ? "; head " : "",
+			has_head ? sb_log_head_format(&head, hbuf) : "");
+	else
+		fprintf(out, "summary: %s: %zu records, %zu verified, tail %s: %s\n", path,
+			n, nv, sb_log_tail_name(tail), detail);
+}
+
+void sb_logview_total(FILE *out, enum sb_logview_format fmt,
+	const struct sb_logview_summary *sum)
+{
+	if (fmt == SB_LOGVIEW_JSON)
+		summary_json(out, NULL, sum->records, sum->verified, sum->tail, NULL,
+			NULL, false, sum->files);
+	else
+		fprintf(out, "total: %zu files, %zu records, %zu verified, tail %s\n",
+			sum->files, sum->records, sum->verified, sb_log_tail_name(sum->tail));
+}

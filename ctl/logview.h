@@ -1,4 +1,6 @@
-/* Views of event-log records for sbctl: one JSON line, or one human line. */
+/* Views of event logs (docs/sbctl-log.md "OUTPUT"): a record as one JSON
+ * line or one human line, a file's records and its summary, the total.
+ * The renderers of sb_logview_verify (include/sbench/logview.h). */
 #ifndef SB_CTL_LOGVIEW_H
 #define SB_CTL_LOGVIEW_H
 
@@ -8,6 +10,7 @@
 
 #include "proto/json.h"
 #include "sbench/log.h"
+#include "sbench/logview.h"
 
 /* Writes a msgpack object as JSON: map -> object (non-string keys become
  * their JSON text), array -> array, str -> string, bin and ext -> lowercase
@@ -25,5 +28,16 @@ void sb_logview_json_record(struct sb_json *j, const struct sb_log_record *rec,
 /* Writes one line: seq, time, type, the payload facts that matter for the
  * type (command, exit status, signal...), and UNVERIFIED when not verified. */
 void sb_logview_human_record(FILE *out, const struct sb_log_record *rec);
+
+/* Writes a file's records and its summary in fmt.  many: the file is one
+ * of a directory's ("== PATH" before its records, "path" in its JSON
+ * records, a JSON summary line naming it); else the single file's JSON
+ * summary ("files": 1). */
+void sb_logview_file(FILE *out, enum sb_logview_format fmt, const char *path,
+	const struct sb_log_result *r, bool many);
+
+/* Writes the last line of a directory's listing: the totals. */
+void sb_logview_total(FILE *out, enum sb_logview_format fmt,
+	const struct sb_logview_summary *sum);
 
 #endif

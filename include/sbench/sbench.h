@@ -4,7 +4,8 @@
  *   cc prog.c $(pkg-config --cflags --libs sbench)
  *
  * libsbench plans benchmark specs into deterministic child runs, and reads
- * and verifies the signed event logs that sbagent writes.  Every function
+ * and verifies the signed event logs that sbagent writes (one record at a
+ * time, <sbench/log.h>, or every log of a path rendered, <sbench/logview.h>).  Every function
  * follows the conventions of <sbench/error.h>: 0 / -1 (or a pointer /
  * NULL), an optional last `struct sb_error *` for the message; nothing is
  * printed, nothing exits, nothing is read from the environment.
@@ -19,6 +20,7 @@
 #include "sbench/error.h"
 #include "sbench/key.h"
 #include "sbench/log.h"
+#include "sbench/logview.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 

@@ -1,0 +1,314 @@
+/* sb_logview_verify: the logs of a path read, verified and rendered
+ * (include/sbench/logview.h, docs/sbctl-log.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctl/bench.h"
+#include "ctl/logfiles.h"
+#include "ctl/logview.h"
+#include "sbench/key.h"
+#include "sbench/logview.h"
+
+/* What one call works with. */
+struct check {
+	const char *path;
+	const struct sb_logview_opts *o;
+	FILE *out;
+	bool is_dir;
+	char *benchdir;          /* canonical, or NULL outside a benchmark */
+	struct sb_log_head head;
+	struct sb_run_ident want;
+	struct sb_log_expect expect;
+	char digest[65];
+	struct sb_log_verifier *v;
+	struct sb_logfiles files;
+	struct sb_logview_summary *sum;
+};
+
+static int code(struct sb_error *err, enum sb_error_code c)
+{
+	if (err != NULL)
+		err->code = c;
+	return -1;
+}
+
+#define NOTE(c, kind, ...) sb_logfiles_note((c)->o->note, (c)->o->note_arg, kind, __VA_ARGS__)
+
+/* The path, the head and the child: what can be refused before reading. */
+static int check_args(struct check *c, struct sb_error *err)
+{
+	struct stat st;
+
+	if (c->path == NULL)
+		return sb_error_set(err, SB_ERR_INPUT, "no path given");
+	if (stat(c->path, &st) < 0)
+		return sb_error_set(err, errno == ENOENT || errno == ENOTDIR ? SB_ERR_NOT_FOUND :
+				    SB_ERR_INPUT, "cannot read '%s': %s", c->path, strerror(errno));
+	c->is_dir = S_ISDIR(st.st_mode);
+	if (c->o->head != NULL) {
+		if (c->is_dir)
+			return sb_error_set(err, SB_ERR_INPUT, "--head applies to one log file, "
+					    "and '%s' is a directory", c->path);
+		if (sb_log_head_parse(c->o->head, &c->head, err) < 0)
+			return code(err, SB_ERR_INPUT);
+		c->expect.head = &c->head;
+	}
+	if (c->o->has_child && !c->is_dir)
+		return sb_error_set(err, SB_ERR_INPUT, "--child selects among the logs of a "
+				    "benchmark directory, and '%s' is a file", c->path);
+	return 0;
+}
+
+/* Every log of a benchmark must name it: a file spliced in from another
+ * benchmark is then foreign.  With a child selected, the record must be
+ * there, and the child one of its children. */
+static int check_bench(struct check *c, struct sb_error *err)
+{
+	struct sb_error berr = { 0 };
+	struct sb_bench *b = NULL;
+	struct stat st;
+	bool has_rec = false;
+	char *rec;
+	int rc = 0;
+
+	if (c->benchdir != NULL) {
+		if ((rec = sb_logfiles_join(c->benchdir, SB_BENCH_RECORD)) == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		has_rec = stat(rec, &st) == 0;
+		free(rec);
+	}
+	/* a benchmark directory of someone else's, or writable by others, is
+	 * refused as every command refuses it */
+	if (has_rec && sb_bench_check_dir(c->benchdir, err) < 0) {
+		if (err != NULL)
+			err->code = SB_ERR_INPUT;
+		return -1;
+	}
+	if (has_rec && (b = sb_bench_open(c->benchdir, &berr)) == NULL) {
+		if (c->o->has_child) {
+			if (err != NULL)
+				*err = berr;
+			return sb_error_prefix(err, "cannot select a child");
+		}
+		NOTE(c, SB_LOGVIEW_NOTE_WARNING, "%s; logs are checked without the "
+		     "benchmark's digest", berr.msg);
+	}
+	if (b != NULL) {
+		snprintf(c->digest, sizeof(c->digest), "%s", b->digest);
+		c->want.bench = c->digest;
+		c->expect.id = &c->want;
+	}
+	if (!c->o->has_child) {
+		/* nothing more to check */
+	} else if (b == NULL) {
+		rc = sb_error_set(err, SB_ERR_INPUT, "--child needs a benchmark: '%s' is not in a "
+				  "benchmark directory with a %s", c->path, SB_BENCH_RECORD);
+	} else if (c->o->child < 0 || (uint64_t)c->o->child >= b->children) {
+		if (b->children == 0)
+			rc = sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has no children, so "
+					  "no child %" PRId64, b->name, c->o->child);
+		else
+			rc = sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has children 0 to %zu, "
+					  "not %" PRId64, b->name, b->children - 1, c->o->child);
+	}
+	sb_bench_destroy(b);
+	return rc;
+}
+
+static int make_verifier(struct check *c, struct sb_error *err)
+{
+	char *keypath = NULL;
+	const char *keyfile = c->o->key_path;
+	struct sb_key key;
+	int rc;
+
+	if (keyfile == NULL) {
+		if (c->benchdir == NULL)
+			return sb_error_set(err, SB_ERR_INPUT, "no key: '%s' is not in a benchmark "
+					    "directory (none of it or its parents has benchmark.msgpack "
+					    "or keys/); give --key KEYFILE", c->path);
+		if ((keypath = sb_logfiles_join(c->benchdir, SB_BENCH_KEY)) == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		keyfile = keypath;
+	}
+	rc = sb_key_load(keyfile, &key, err);
+	free(keypath);
+	if (rc < 0)
+		return code(err, SB_ERR_INPUT);
+	c->v = sb_log_verifier_create(&key, err);
+	sb_key_cleanse(&key);
+	if (c->v == NULL)
+		return err != NULL && err->code == SB_ERR_NONE ? code(err, SB_ERR_RUNTIME) : -1;
+	return 0;
+}
+
+/* Inside events/ or submissions/, what is below the path; elsewhere in a
+ * benchmark directory, both; outside one, every file below the path.  Paths
+ * are kept as the caller spelled them. */
+static int list_dir(struct check *c, struct sb_error *err)
+{
+	static const char *const logdirs[] = { "events", "submissions" };
+	char *real = realpath(c->path, NULL), *base, *sub;
+	bool inside = c->benchdir == NULL;
+	struct stat st;
+	size_t d, n;
+
+	for (d = 0; !inside && d < 2; d++) {
+		if ((sub = sb_logfiles_join(c->benchdir, logdirs[d])) == NULL)
+			break;
+		n = strlen(sub);
+		inside = real && !strncmp(real, sub, n) && (real[n] == '/' || real[n] == '\0');
+		free(sub);
+	}
+	if (inside) {
+		free(real);
+		sb_logfiles_walk(&c->files, c->path);
+		return 0;
+	}
+	base = real && !strcmp(real, c->benchdir) ? strdup(c->path) : strdup(c->benchdir);
+	free(real);
+	if (base == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	for (d = 0; d < 2; d++) {
+		if ((sub = sb_logfiles_join(base, logdirs[d])) == NULL) {
+			free(base);
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		}
+		if (stat(sub, &st) == 0)
+			sb_logfiles_walk(&c->files, sub);
+		free(sub);
+	}
+	free(base);
+	if (c->files.n == 0 && c->out != NULL && c->o->format == SB_LOGVIEW_TEXT)
+		fprintf(c->out, "no logs yet: '%s' has no records in events/ or submissions/\n",
+			c->benchdir);
+	return 0;
+}
+
+static int list_files(struct check *c, struct sb_error *err)
+{
+	char *p;
+
+	c->files.note = c->o->note;
+	c->files.note_arg = c->o->note_arg;
+	if (!c->is_dir) {
+		if ((p = strdup(c->path)) == NULL || sb_logfiles_add(&c->files, p) < 0)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	if (list_dir(c, err) < 0)
+		return -1;
+	if (c->o->has_child) {
+		sb_logfiles_keep_child(&c->files, c->o->child);
+		if (c->files.n == 0 && c->out != NULL && c->o->format == SB_LOGVIEW_TEXT)
+			fprintf(c->out, "no logs yet: child %" PRId64 " has no log in '%s'\n",
+				c->o->child, c->path);
+	}
+	sb_logfiles_sort(&c->files);
+	return 0;
+}
+
+static int tail_rank(enum sb_log_tail t)
+{
+	return t == SB_LOG_TAIL_OK ? 0 : t == SB_LOG_TAIL_TORN ? 1 : 2;
+}
+
+/* Reads, renders and tallies one file. */
+static void one_file(struct check *c, const char *path)
+{
+	struct sb_error err = { 0 };
+	struct sb_log_result *r = sb_log_read_file(c->v, path, &c->expect, &err);
+	enum sb_log_tail tail;
+
+	if (r == NULL) {
+		NOTE(c, SB_LOGVIEW_NOTE_IO_ERROR, "%s", err.msg);
+		c->sum->io_errors++;
+		return;
+	}
+	tail = sb_log_result_tail(r);
+	if (c->out != NULL)
+		sb_logview_file(c->out, c->o->format, path, r, c->is_dir);
+	if (tail != SB_LOG_TAIL_OK)
+		NOTE(c, SB_LOGVIEW_NOTE_PROBLEM, "%s: %s (%s)", path, sb_log_result_detail(r),
+		     sb_log_tail_name(tail));
+	c->sum->files++;
+	c->sum->records += sb_log_result_count(r);
+	c->sum->verified += sb_log_result_verified(r);
+	if (tail_rank(tail) > tail_rank(c->sum->tail))
+		c->sum->tail = tail; /* the first of the worst rank, in listing order */
+	sb_log_result_destroy(r);
+}
+
+int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
+	FILE *out, struct sb_logview_summary *sum, struct sb_error *err)
+{
+	static const struct sb_logview_opts defaults;
+	struct sb_logview_summary local;
+	struct check c = {
+		.path = path, .o = opts ? opts : &defaults, .out = out,
+		.want = { .child = -1, .attempt = -1, .restart = -1, .pid = -1 },
+		.sum = sum ? sum : &local,
+	};
+	size_t i;
+	int rc = -1;
+
+	memset(c.sum, 0, sizeof(*c.sum));
+	if (check_args(&c, err) < 0)
+		return -1;
+	c.benchdir = sb_logfiles_benchdir(path);
+	if (check_bench(&c, err) < 0 || make_verifier(&c, err) < 0 || list_files(&c, err) < 0)
+		goto out;
+	for (i = 0; i < c.files.n; i++)
+		one_file(&c, c.files.v[i].path);
+	c.sum->io_errors += c.files.errors;
+	if (c.is_dir && out != NULL)
+		sb_logview_total(out, c.o->format, c.sum);
+	if (out != NULL && (fflush(out) != 0 || ferror(out))) {
+		sb_errorf(err, "cannot write the output: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	sb_logfiles_release(&c.files);
+	sb_log_verifier_destroy(c.v);
+	free(c.benchdir);
+	return rc;
+}
+
+int sb_logview_verify_buffer(const char *path, const struct sb_logview_opts *opts,
+	char **buf, size_t *len, struct sb_logview_summary *sum,
+	struct sb_error *err)
+{
+	size_t n = 0;
+	FILE *out;
+	int rc;
+
+	if (buf == NULL)
+		return sb_error_set(err, SB_ERR_INPUT, "no buffer pointer given");
+	*buf = NULL;
+	if (len != NULL)
+		*len = 0;
+	out = open_memstream(buf, &n);
+	if (out == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	rc = sb_logview_verify(path, opts, out, sum, err);
+	if (fclose(out) != 0 && rc == 0)
+		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory rendering the logs");
+	if (rc < 0) {
+		free(*buf);
+		*buf = NULL;
+		return -1;
+	}
+	if (len != NULL)
+		*len = n;
+	return 0;
+}
+
+void sb_logview_free(char *buf)
+{
+	free(buf);
+}
