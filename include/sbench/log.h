@@ -189,8 +189,11 @@ struct sb_log_result;
  * in-chain records, then exactly one tail class.  Records after the prefix
  * that still decode are included with verified == false.  NULL (and err)
  * only when the file cannot be read at all (missing, unreadable, not a
- * regular file, larger than SB_LOG_FILE_MAX); every problem of its content
- * is a tail class, not an error.  expect may be NULL. */
+ * regular file, larger than SB_LOG_FILE_MAX) or the reader ran out of
+ * memory (or OpenSSL failed) on the way: those are errors, never a tail
+ * class, so that a machine short of memory is not taken for tampering.
+ * Every problem of the file's content is a tail class.  expect may be
+ * NULL. */
 struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 	const char *path, const struct sb_log_expect *expect,
 	struct sb_error *err);
