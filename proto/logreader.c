@@ -30,7 +30,7 @@ struct sb_log_result {
 	size_t count, cap, verified;
 	enum sb_log_tail tail;
 	uint64_t tail_offset;
-	char detail[SB_ERROR_MAX + 128];
+	char detail[SB_ERROR_MAX + 256]; /* fits the prefix, the words and a why */
 };
 
 const char *sb_log_tail_name(enum sb_log_tail tail)

@@ -13,8 +13,9 @@ struct sb_error {
 	char msg[SB_ERROR_MAX];
 };
 
-/* Formats a message into err (which may be NULL) and returns -1, so that
- * `return sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));`
+/* Formats a message into err (which may be NULL; a message longer than
+ * SB_ERROR_MAX - 1 bytes is cut and ends in "...", never cut silently) and
+ * returns -1, so that `return sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));`
  * reads well. */
 int sb_errorf(struct sb_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
