@@ -91,7 +91,8 @@ static void writer_free(struct sb_log_writer *w)
 	free(w);
 }
 
-struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
+/* fd is at offset off, where the first record goes. */
+static struct sb_log_writer *writer_new(int fd, uint64_t off, const char *name,
 	const struct sb_key *key, const struct sb_run_ident *id,
 	struct sb_error *err)
 {
@@ -109,6 +110,7 @@ struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
 		return NULL;
 	}
 	w->fd = fd;
+	w->frame_off = off;
 	msgpack_sbuffer_init(&w->body);
 	w->now = real_now;
 	w->sys_write = write;
@@ -123,6 +125,15 @@ struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
 		return NULL;
 	}
 	return w;
+}
+
+struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
+	const struct sb_key *key, const struct sb_run_ident *id,
+	struct sb_error *err)
+{
+	off_t off = lseek(fd, 0, SEEK_CUR);
+
+	return writer_new(fd, off > 0 ? (uint64_t)off : 0, name, key, id, err);
 }
 
 struct sb_log_writer *sb_log_writer_create(const char *path,
@@ -143,7 +154,7 @@ struct sb_log_writer *sb_log_writer_create(const char *path,
 			sb_errorf(err, "cannot create log '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	return sb_log_writer_create_fd(fd, path, key, id, err);
+	return writer_new(fd, 0, path, key, id, err); /* a new, empty file */
 }
 
 void sb_log_writer_set_clock(struct sb_log_writer *w,

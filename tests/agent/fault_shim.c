@@ -1,6 +1,6 @@
 /* An LD_PRELOAD shim for the sbagent fault tests (agent_faults.sh): fails
  * chosen write(2) or fdatasync(2) calls on one file, for a dynamically
- * linked sbagent (sbagent_dyn; the installed sbagent is static).
+ * linked sbagent (agent_fault_sbagent; the installed sbagent is static).
  *
  *   SBF_PATH   the calls on descriptors whose file name contains this
  *   SBF_OP     write | fdatasync

@@ -180,6 +180,16 @@ static void test_payloads_canonical(void **state)
 	assert_int_equal(map_get(&o, "exit_code")->type, MSGPACK_OBJECT_NIL);
 	assert_int_equal(map_get(&o, "signal")->via.u64, SIGKILL);
 	assert_int_equal(map_get(&o, "metrics")->via.map.size, 0);
+	assert_int_equal(o.via.map.size, 13); /* no skipped_records when 0 */
+	msgpack_sbuffer_destroy(&sb);
+
+	/* records skipped while the log could not be written: counted, canonical */
+	fin.records_skipped = 2;
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_finish(&sb, &fin), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "skipped_records")->via.u64, 2);
+	assert_int_equal(o.via.map.size, 14);
 	msgpack_sbuffer_destroy(&sb);
 	msgpack_zone_destroy(&zone);
 }
