@@ -172,12 +172,18 @@ void sb_log_writer_set_io(struct sb_log_writer *w,
 	w->sys_sync = sync_fn != NULL ? sync_fn : fdatasync;
 }
 
+/* Consecutive EINTRs after which a write or sync counts as failed: a real
+ * kernel never gets there, an injected fault must not hang the writer. */
+#define EINTR_MAX 1000
+
 /* One write loop: short writes go on where they stopped, EINTR retries. */
 static int write_all(struct sb_log_writer *w, const uint8_t *p, size_t n)
 {
+	int intr = 0;
+
 	while (n > 0) {
 		ssize_t k = w->sys_write(w->fd, p, n);
-		if (k < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR && ++intr < EINTR_MAX)
 			continue;
 		if (k < 0)
 			return -1;
@@ -185,6 +191,7 @@ static int write_all(struct sb_log_writer *w, const uint8_t *p, size_t n)
 			errno = EIO;
 			return -1;
 		}
+		intr = 0;
 		p += k;
 		n -= (size_t)k;
 	}
@@ -208,9 +215,9 @@ static int write_pending(struct sb_log_writer *w, struct sb_error *err)
 	if (write_all(w, w->frame, w->frame_len) < 0)
 		goto fail;
 	if (!w->batch) {
-		int rc;
+		int rc, intr = 0;
 
-		while ((rc = w->sys_sync(w->fd)) < 0 && errno == EINTR)
+		while ((rc = w->sys_sync(w->fd)) < 0 && errno == EINTR && ++intr < EINTR_MAX)
 			;
 		if (rc < 0) {
 			what = "fsync";

@@ -31,7 +31,7 @@ static const char *const fault_names[] = {
 #define PLAN_MAX 64
 static enum fault write_plan[PLAN_MAX], sync_plan[PLAN_MAX];
 static int nwrites, nsyncs;
-static int sync_always_fails;
+static int sync_always_fails, sync_always_eintr;
 
 static ssize_t fake_write(int fd, const void *buf, size_t n)
 {
@@ -69,6 +69,10 @@ static int fake_sync(int fd)
 	enum fault f = nsyncs < PLAN_MAX ? sync_plan[nsyncs] : F_NONE;
 
 	nsyncs++;
+	if (sync_always_eintr) {
+		errno = EINTR;
+		return -1;
+	}
 	if (sync_always_fails || f == F_EIO) {
 		errno = EIO;
 		return -1;
@@ -85,7 +89,7 @@ static void reset_plan(void)
 	memset(write_plan, 0, sizeof(write_plan));
 	memset(sync_plan, 0, sizeof(sync_plan));
 	nwrites = nsyncs = 0;
-	sync_always_fails = 0;
+	sync_always_fails = sync_always_eintr = 0;
 }
 
 static char dir[] = "/tmp/sbtest-logfault-XXXXXX";
@@ -294,6 +298,19 @@ static void test_sync_never_succeeds(void **state)
 	assert_true(sb_log_writer_pending(w));
 	assert_int_equal(sb_log_writer_close(w, &err), -1);
 	assert_non_null(strstr(err.msg, "not written"));
+
+	/* EINTR for ever (an injected fault): a failure, not a hang */
+	reset_plan();
+	w = sb_log_writer_create(path_of("i.log"), &key, &id, &err);
+	assert_non_null(w);
+	sb_log_writer_set_io(w, fake_write, fake_sync);
+	sync_always_eintr = 1;
+	assert_int_equal(sb_log_writer_append(w, "start", map0, 1, &err), -1);
+	assert_non_null(strstr(err.msg, "Interrupted system call"));
+	assert_true(sb_log_writer_pending(w));
+	sync_always_eintr = 0;
+	assert_int_equal(sb_log_writer_flush(w, &err), 0);
+	assert_int_equal(sb_log_writer_close(w, &err), 0);
 }
 
 static int setup(void **state)
