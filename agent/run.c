@@ -296,12 +296,19 @@ static double finish_deadline(const struct loop *l)
 
 /* Asked by the hashing between chunks: the command's tree is gone, but
  * Slurm's TERM can still come (a time limit, scancel); it is read, recorded
- * and it starts the budget at once, not after the hashing. */
+ * and it starts the budget at once, not after the hashing.  Heartbeats go
+ * on, so that a long hashing does not look like a run gone quiet. */
 static double hashing_deadline(void *arg)
 {
 	struct loop *l = arg;
+	double now;
 
 	drain_signals(l, l->sfd);
+	now = sb_agent_now();
+	if (l->next_hb > 0 && now >= l->next_hb) {
+		heartbeat(l, now);
+		l->next_hb = now + l->run->heartbeat_s;
+	}
 	return finish_deadline(l);
 }
 

@@ -41,4 +41,16 @@ ts=$(field time_ns <<<"$sig")
 tf=$(field time_ns <<<"$fin")
 check "TERM while hashing: finish $(( (tf - ts) / 1000000 )) ms after the signal record, inside 2 s" \
 	test $(( (tf - ts) / 1000000 )) -lt 2000
+
+# Heartbeats go on while a long hashing runs (1 GiB sparse: a second or
+# more of SHA-256, after a command that took milliseconds).
+rc=0
+"$AGENT" --key "$K" --log "$T/hashbeat" --heartbeat 0.1 --result big2.bin -- \
+	truncate -s 1G big2.bin || rc=$?
+check "long hashing: exit 0 (got $rc)" test "$rc" -eq 0
+logjson "$T/hashbeat"
+check "long hashing: big2.bin hashed" grep -q '"path":"big2.bin","sha256"' <<<"$OUT"
+n=$(count_type heartbeat <<<"$OUT")
+check "long hashing: heartbeats while hashing ($n)" test "$n" -ge 2
+check "long hashing: log verifies" test "$LOGRC" -eq 0
 finish_tests
