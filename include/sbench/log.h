@@ -82,8 +82,9 @@ uint64_t sb_log_writer_count(const struct sb_log_writer *w);
 int sb_log_writer_close(struct sb_log_writer *w, struct sb_error *err);
 
 /* Like sb_log_writer_create, but writes to an open descriptor, which the
- * writer then owns (closed by sb_log_writer_close).  `name` names it in
- * messages.  For tests (e.g. /dev/full) and callers that open the file. */
+ * writer then owns (closed by sb_log_writer_close), from its current offset.
+ * `name` names it in messages.  For tests (e.g. /dev/full) and callers that
+ * open the file. */
 struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
 	const struct sb_key *key, const struct sb_run_ident *id,
 	struct sb_error *err);
