@@ -65,6 +65,24 @@ sk=$(record finish <<<"$OUT" | field skipped_records)
 nhb=$(count_type heartbeat <<<"$OUT")
 check "four failed writes: heartbeats went on ($nhb written)" test "$nhb" -ge 2
 check "four failed writes: the 3 skipped heartbeats counted (got '$sk')" test "$sk" = 3
+# The signal record of a TERM fails once: written before the finish.
+rm -f ready
+env LD_PRELOAD="$SHIM" SBF_PATH=/sig.log SBF_OP=write SBF_NTH=2 SBF_ERRNO=EIO \
+	"$DYN" --key "$K" --log "$T/sig.log" --heartbeat 0 -- \
+	sh -c 'echo > ready; exec sleep 30' 2>"$T/sig.err" &
+pid=$!
+wait_for ready || fail "signal: the command did not start"
+sleep 0.1
+kill -TERM "$pid"
+RC=0
+wait "$pid" || RC=$?
+check "signal record write fails once: sbagent dies of TERM like the command (got $RC)" \
+	test "$RC" -eq 143
+check "signal record write fails once: said on stderr" grep -q "cannot write signal record" "$T/sig.err"
+complete sig
+check "signal record write fails once: the signal record is there" \
+	test "$(record signal <<<"$OUT" | field name)" = '"TERM"'
+
 # Short writes and EINTR: the write loop goes on, nothing is lost.
 faulty short write 1 -1 SHORT --heartbeat 0.1 -- sleep 0.3
 check "every write short: exit 0 (got $RC)" test "$RC" -eq 0
