@@ -12,6 +12,7 @@
 #include "sbench/key.h"
 #include "sbench/log.h"
 
+#define SB_AGENT_EXIT_LOG 124       /* the finish record could not be made durable */
 #define SB_AGENT_EXIT_SELF 125      /* sbagent failed before the command ran */
 #define SB_AGENT_EXIT_NOEXEC 126    /* found but could not be executed */
 #define SB_AGENT_EXIT_NOTFOUND 127  /* not found */
@@ -37,6 +38,8 @@ struct sb_agent_run {
 	const char *run_dir;          /* absolute; the command's working directory */
 };
 
+struct sb_agent_result;
+
 struct sb_agent_usage {
 	double user_s;
 	double sys_s;
@@ -51,6 +54,8 @@ struct sb_agent_outcome {
 	struct sb_agent_usage usage;  /* of every reaped descendant */
 	int terminating;              /* a termination signal was received */
 	double finish_deadline;       /* CLOCK_MONOTONIC seconds; 0 = none */
+	double kill_deadline;         /* the end of the kill-wait budget; 0 = none */
+	uint64_t records_skipped;     /* heartbeat/signal records never written */
 };
 
 /* ---- run.c ---------------------------------------------------------- */
@@ -59,13 +64,17 @@ struct sb_agent_outcome {
 double sb_agent_now(void);
 
 /* Runs run->argv as a child in its own process group and handles signals,
- * heartbeats and reaping until the whole process tree is gone.  All signals
+ * heartbeats and reaping until the whole process tree is gone, then stats
+ * and hashes the results into results[run->nresults] while still reading
+ * signals (a termination signal then gets its record, and the files that
+ * cannot be hashed in its budget are recorded not hashed).  All signals
  * must already be blocked.  Records (heartbeat, signal) go to w; a failed
- * append is reported on stderr once and the run goes on.  Returns -1 only
- * when the child could not be started at all (fork, pipe, signalfd). */
+ * append is reported on stderr and the run goes on.  Returns -1 only when
+ * the child could not be started at all (fork, pipe, signalfd); results are
+ * then not collected. */
 int sb_agent_run_command(const struct sb_agent_run *run,
 	struct sb_log_writer *w, struct sb_agent_outcome *out,
-	struct sb_error *err);
+	struct sb_agent_result *results, struct sb_error *err);
 
 /* Exits like the command did: its exit code, or the same signal re-raised
  * with the default disposition and no core dump (128+N as a fallback),
@@ -102,14 +111,18 @@ struct sb_agent_result {
 	uint64_t size;
 	int64_t mtime_ns;
 	char sha256[65];
-	char error[160];
+	char error[160];              /* our own words and strerror, never a path */
 };
 
-/* Stats and hashes each result file (relative to the working directory).
- * When deadline (CLOCK_MONOTONIC seconds) is non-zero, a file that cannot be
+/* Stats and hashes each result file (relative to the working directory),
+ * size, mtime and hash from one descriptor: a file whose size or mtime
+ * moved while it was hashed is an error ("changed while it was hashed"),
+ * never a size that does not match its hash.  deadline (may be NULL) is
+ * asked before each file and after each chunk for the time (CLOCK_MONOTONIC
+ * seconds, 0 = none) by which hashing must stop; a file that cannot be
  * hashed before it is recorded as SB_RESULT_NOT_HASHED. */
 void sb_agent_results_collect(const char *const *paths, size_t n,
-	double deadline, struct sb_agent_result *out);
+	double (*deadline)(void *arg), void *arg, struct sb_agent_result *out);
 
 /* ---- metrics.c ------------------------------------------------------ */
 
@@ -164,6 +177,7 @@ struct sb_agent_finish {
 	const struct sb_agent_metrics *metrics;
 	const char *metrics_error;    /* the metrics file could not be read, or NULL */
 	uint64_t records;             /* records in the file including this one */
+	uint64_t records_skipped;     /* written as skipped_records when not 0 */
 };
 
 int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f);

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,20 @@ int sb_agent_bench_mode(void)
 {
 	const char *v = getenv("SB_BENCH_DIR");
 	return v && *v;
+}
+
+/* Formats a path into buf[PATH_MAX]; -1 when it does not fit (never cut). */
+static int path_fmt(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int path_fmt(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n < 0 || n >= PATH_MAX ? -1 : 0;
 }
 
 static int env_int(const char *name, int64_t *out, struct sb_error *err)
@@ -258,7 +273,8 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	memset(b, 0, sizeof(*b));
 	if (dir == NULL || dir[0] != '/')
 		return sb_errorf(err, "SB_BENCH_DIR must be an absolute path");
-	snprintf(b->dir, sizeof(b->dir), "%s", dir);
+	if (path_fmt(b->dir, "%s", dir) < 0)
+		return sb_errorf(err, "SB_BENCH_DIR is longer than %d bytes", PATH_MAX - 1);
 	if (env_int("SB_ATTEMPT", &b->attempt, err) < 0 || env_int("SB_CHUNK", &b->chunk, err) < 0 ||
 	    env_int("SLURM_ARRAY_TASK_ID", &b->task, err) < 0)
 		return -1;
@@ -266,8 +282,8 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		return -1;
 	if (job && strspn(job, "0123456789") != strlen(job))
 		return sb_errorf(err, "SLURM_JOB_ID='%s' is not a job id", job);
-	if (snprintf(map, sizeof(map), "%s/jobs/a%" PRId64 "/chunk-%" PRId64 ".map", dir,
-		     b->attempt, b->chunk) >= (int)sizeof(map))
+	if (path_fmt(map, "%s/jobs/a%" PRId64 "/chunk-%" PRId64 ".map", dir, b->attempt,
+		     b->chunk) < 0)
 		return sb_errorf(err, "SB_BENCH_DIR is too long");
 	if (read_map(map, &data, &len, err) < 0)
 		return -1;
@@ -338,11 +354,11 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	b->kill_wait_s = (double)v;
 	if (build_env(b, task, err) < 0)
 		goto out;
-	snprintf(b->run_dir, sizeof(b->run_dir), "%s/runs/%" PRId64, dir, b->child);
-	snprintf(b->key_path, sizeof(b->key_path), "%s/keys/hmac.key", dir);
-	if (snprintf(b->log_path, sizeof(b->log_path), "%s/events/%" PRId64 "/%" PRId64 ".a%" PRId64
-		     ".j%s.r%" PRId64 ".log", dir, b->child / 1000, b->child, b->attempt,
-		     job && *job ? job : "none", restart) >= (int)sizeof(b->log_path)) {
+	if (path_fmt(b->run_dir, "%s/runs/%" PRId64, dir, b->child) < 0 ||
+	    path_fmt(b->key_path, "%s/keys/hmac.key", dir) < 0 ||
+	    path_fmt(b->log_path, "%s/events/%" PRId64 "/%" PRId64 ".a%" PRId64 ".j%s.r%" PRId64
+		     ".log", dir, b->child / 1000, b->child, b->attempt,
+		     job && *job ? job : "none", restart) < 0) {
 		sb_errorf(err, "SB_BENCH_DIR is too long");
 		goto out;
 	}

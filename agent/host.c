@@ -52,7 +52,7 @@ static void cpu_model(char *out, size_t size)
 					while (vlen > 0 && isspace((unsigned char)v[vlen - 1]))
 						vlen--;
 					if (vlen >= size)
-						vlen = size - 1;
+						return; /* unknown rather than cut */
 					memcpy(out, v, vlen);
 					out[vlen] = '\0';
 					if (vlen > 0)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -272,6 +273,34 @@ static int write_record(struct sb_log_writer *w, const char *type,
 	return sb_log_writer_append(w, type, sb->data, sb->size, err);
 }
 
+/* The start and the finish must be on disk: a failed write or sync is
+ * tried again (the writer keeps the record pending, or it was not created
+ * because an earlier one is pending) after 50, 100, 200, 400 and 800 ms,
+ * but never past the deadline (CLOCK_MONOTONIC seconds, 0 = none). */
+static int write_durable(struct sb_log_writer *w, const char *type,
+	msgpack_sbuffer *sb, int rc, double deadline, struct sb_error *err)
+{
+	uint64_t before = sb_log_writer_count(w);
+	double delay = 0.05;
+	int i;
+
+	if (rc != 0)
+		return write_record(w, type, sb, rc, err);
+	rc = write_record(w, type, sb, 0, err);
+	for (i = 0; rc != 0 && i < 5; i++, delay *= 2) {
+		struct timespec ts = { 0, (long)(delay * 1e9) };
+
+		if (deadline > 0 && sb_agent_now() + delay >= deadline)
+			break;
+		fprintf(stderr, "sbagent: %s; trying again\n", err->msg);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		rc = sb_log_writer_count(w) > before ? sb_log_writer_flush(w, err) :
+			write_record(w, type, sb, 0, err);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct sb_agent_result results[SB_AGENT_MAX_RESULTS];
@@ -334,7 +363,7 @@ int main(int argc, char **argv)
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_start(&sb, &run, &key, &host);
 	sb_key_cleanse(&key); /* the writer holds its own keyed MAC */
-	rc = write_record(w, "start", &sb, rc, &err);
+	rc = write_durable(w, "start", &sb, rc, 0, &err);
 	msgpack_sbuffer_destroy(&sb);
 	if (rc != 0) {
 		struct sb_error cerr;
@@ -347,12 +376,13 @@ int main(int argc, char **argv)
 
 	memset(&fin, 0, sizeof(fin));
 	fin.outcome = &outcome;
-	if (sb_agent_run_command(&run, w, &outcome, &err) != 0) {
+	if (sb_agent_run_command(&run, w, &outcome, results, &err) != 0) {
 		/* the start record is there: say in the log why nothing ran */
 		fprintf(stderr, "sbagent: %s\n", err.msg);
 		memset(&outcome, 0, sizeof(outcome));
 		outcome.status = SB_AGENT_EXIT_SELF << 8;
 		fin.error = err.msg;
+		sb_agent_results_collect(run.results, run.nresults, NULL, NULL, results);
 	} else if (outcome.exec_errno) {
 		snprintf(exec_error, sizeof(exec_error), "exec failed: %s",
 			strerror(outcome.exec_errno));
@@ -361,8 +391,6 @@ int main(int argc, char **argv)
 		fin.error = exec_error;
 	}
 
-	sb_agent_results_collect(run.results, run.nresults,
-		outcome.finish_deadline, results);
 	fin.results = results;
 	fin.nresults = run.nresults;
 	if (run.metrics) {
@@ -375,16 +403,23 @@ int main(int argc, char **argv)
 	}
 	fin.metrics = &metrics;
 	fin.records = sb_log_writer_count(w) + 1;
+	fin.records_skipped = outcome.records_skipped;
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_finish(&sb, &fin);
-	rc = write_record(w, "finish", &sb, rc, &err);
+	/* after a termination signal, Slurm's SIGKILL ends the retries anyway */
+	rc = write_durable(w, "finish", &sb, rc, outcome.kill_deadline, &err);
 	msgpack_sbuffer_destroy(&sb);
 	if (rc != 0)
-		fprintf(stderr, "sbagent: cannot write the finish record to '%s': %s\n",
-			opt.log, err.msg);
-	if (sb_log_writer_close(w, &err) != 0)
+		fprintf(stderr, "sbagent: cannot write the finish record to '%s': %s; "
+			"exiting %d, not the command's status, since no finish proves how it ended\n",
+			opt.log, err.msg, SB_AGENT_EXIT_LOG);
+	if (sb_log_writer_close(w, &err) != 0 && rc == 0)
 		fprintf(stderr, "sbagent: cannot close '%s': %s\n", opt.log, err.msg);
 	sb_agent_metrics_release(&metrics);
 	free(cwd);
+	if (rc != 0) {
+		fflush(NULL);
+		_exit(SB_AGENT_EXIT_LOG);
+	}
 	sb_agent_exit_like(&outcome);
 }

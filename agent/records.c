@@ -187,7 +187,7 @@ int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f
 	int rc = 0;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, 13);
+	rc |= msgpack_pack_map(&pk, f->records_skipped ? 14 : 13);
 	rc |= KEY(&pk, "core_dumped");
 	rc |= pk_bool(&pk, signaled && WCOREDUMP(o->status));
 	rc |= KEY(&pk, "error");
@@ -225,6 +225,10 @@ int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f
 	rc |= msgpack_pack_array(&pk, m ? m->nskipped : 0);
 	for (i = 0; m && i < m->nskipped; i++)
 		rc |= pk_str(&pk, m->skipped[i]);
+	if (f->records_skipped) {
+		rc |= KEY(&pk, "skipped_records");
+		rc |= msgpack_pack_uint64(&pk, f->records_skipped);
+	}
 	rc |= KEY(&pk, "sys_s");
 	rc |= msgpack_pack_double(&pk, o->usage.sys_s);
 	rc |= KEY(&pk, "user_s");

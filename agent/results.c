@@ -22,12 +22,29 @@ static void set_error(struct sb_agent_result *r, const char *what, int e)
 	snprintf(r->error, sizeof(r->error), "%s: %s", what, strerror(e));
 }
 
-/* Hashes fd into r->sha256; 1 when the deadline stopped it, -1 on error. */
-static int hash_fd(int fd, EVP_MD_CTX *ctx, uint8_t *buf, double deadline,
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* The deadline now, 0 for none. */
+static double ask(double (*deadline)(void *arg), void *arg)
+{
+	return deadline != NULL ? deadline(arg) : 0;
+}
+
+/* Hashes the r->size bytes of fd into r->sha256, checking after each chunk
+ * that the rest still fits before the deadline at *rate bytes/s (updated
+ * from this file once a chunk is done).  0 when hashed, 1 when the deadline
+ * stopped it, -1 on error (r says why). */
+static int hash_fd(int fd, EVP_MD_CTX *ctx, uint8_t *buf,
+	double (*deadline)(void *arg), void *arg, double *rate,
 	struct sb_agent_result *r)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
+	uint64_t done = 0;
+	double t0 = sb_agent_now(), d;
 	ssize_t n;
 
 	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
@@ -35,18 +52,32 @@ static int hash_fd(int fd, EVP_MD_CTX *ctx, uint8_t *buf, double deadline,
 		r->state = SB_RESULT_ERROR;
 		return -1;
 	}
-	for (;;) {
-		n = read(fd, buf, SB_HASH_CHUNK);
+	while (done < r->size) {
+		size_t want = r->size - done < SB_HASH_CHUNK ? (size_t)(r->size - done) : SB_HASH_CHUNK;
+
+		n = read(fd, buf, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			set_error(r, "read failed", errno);
 			return -1;
 		}
-		if (n == 0)
-			break;
+		if (n == 0) {
+			snprintf(r->error, sizeof(r->error), "changed while it was hashed (it shrank)");
+			r->state = SB_RESULT_ERROR;
+			return -1;
+		}
 		EVP_DigestUpdate(ctx, buf, (size_t)n);
-		if (deadline > 0 && sb_agent_now() > deadline)
+		done += (uint64_t)n;
+		if (done >= SB_HASH_CHUNK) {
+			double dt = sb_agent_now() - t0;
+
+			if (dt > 0)
+				*rate = (double)done / dt;
+		}
+		d = ask(deadline, arg);
+		if (d > 0 && done < r->size &&
+		    sb_agent_now() + (double)(r->size - done) / *rate > d)
 			return 1;
 	}
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
@@ -55,17 +86,16 @@ static int hash_fd(int fd, EVP_MD_CTX *ctx, uint8_t *buf, double deadline,
 }
 
 void sb_agent_results_collect(const char *const *paths, size_t n,
-	double deadline, struct sb_agent_result *out)
+	double (*deadline)(void *arg), void *arg, struct sb_agent_result *out)
 {
 	EVP_MD_CTX *ctx = NULL;
 	uint8_t *buf = NULL;
-	double rate = SB_HASH_RATE_GUESS;
+	double rate = SB_HASH_RATE_GUESS, d;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		struct sb_agent_result *r = &out[i];
-		struct stat st;
-		double t0;
+		struct stat st, after;
 		int fd, rc;
 
 		memset(r, 0, sizeof(*r));
@@ -90,10 +120,10 @@ void sb_agent_results_collect(const char *const *paths, size_t n,
 			continue;
 		}
 		r->size = (uint64_t)st.st_size;
-		r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		r->mtime_ns = mtime_ns(&st);
 		r->state = SB_RESULT_NOT_HASHED;
-		t0 = sb_agent_now();
-		if (deadline > 0 && t0 + (double)r->size / rate > deadline) {
+		d = ask(deadline, arg);
+		if (d > 0 && sb_agent_now() + (double)r->size / rate > d) {
 			close(fd);
 			continue;
 		}
@@ -107,13 +137,17 @@ void sb_agent_results_collect(const char *const *paths, size_t n,
 			close(fd);
 			continue;
 		}
-		rc = hash_fd(fd, ctx, buf, deadline, r);
-		if (rc == 0) {
-			double dt = sb_agent_now() - t0;
-
+		rc = hash_fd(fd, ctx, buf, deadline, arg, &rate, r);
+		if (rc == 0 && fstat(fd, &after) != 0) {
+			set_error(r, "cannot stat", errno);
+		} else if (rc == 0 && ((uint64_t)after.st_size != r->size ||
+			   mtime_ns(&after) != r->mtime_ns)) {
+			/* the bytes hashed are not those of one size and mtime */
+			snprintf(r->error, sizeof(r->error),
+				"changed while it was hashed (size or mtime moved)");
+			r->state = SB_RESULT_ERROR;
+		} else if (rc == 0) {
 			r->state = SB_RESULT_HASHED;
-			if (r->size >= SB_HASH_CHUNK && dt > 0)
-				rate = (double)r->size / dt;
 		}
 		close(fd);
 	}

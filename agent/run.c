@@ -27,12 +27,13 @@
 struct loop {
 	const struct sb_agent_run *run;
 	struct sb_log_writer *w;
-	int log_failed;
+	uint64_t skipped;      /* records that could not even be created */
 	pid_t child;
 	int child_done;
 	int status;
 	double t0;
 	double next_hb;
+	int sfd;               /* the signalfd */
 	int term_sig;          /* the first termination signal, 0 = none */
 	double term_at, kill_at;
 	int killed;
@@ -46,21 +47,25 @@ double sb_agent_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A record that cannot be written is reported and the run goes on: the
+ * writer keeps it pending and writes it before the next one (or, when an
+ * earlier one is still pending, the record is skipped and counted). */
 static void append(struct loop *l, const char *type, msgpack_sbuffer *sb, int rc)
 {
+	uint64_t before = sb_log_writer_count(l->w);
 	struct sb_error err;
 
-	if (l->log_failed)
-		return;
 	if (rc != 0) {
 		fprintf(stderr, "sbagent: cannot encode %s record: out of memory\n", type);
+		l->skipped++;
 		return;
 	}
-	if (sb_log_writer_append(l->w, type, sb->data, sb->size, &err) != 0) {
-		fprintf(stderr, "sbagent: cannot write %s record: %s; "
-			"the command goes on without its log\n", type, err.msg);
-		l->log_failed = 1;
-	}
+	if (sb_log_writer_append(l->w, type, sb->data, sb->size, &err) == 0)
+		return;
+	if (sb_log_writer_count(l->w) == before)
+		l->skipped++;
+	fprintf(stderr, "sbagent: cannot write %s record: %s; the command goes on, "
+		"and the log is written again with the next record\n", type, err.msg);
 }
 
 static void record_signal(struct loop *l, int sig, const char *action)
@@ -280,6 +285,33 @@ static void drain_signals(struct loop *l, int sfd)
 	}
 }
 
+/* The time by which the finish must be written: CLOCK_MONOTONIC seconds, 0
+ * while no termination signal came. */
+static double finish_deadline(const struct loop *l)
+{
+	double kw = l->run->kill_wait_s;
+
+	return l->term_sig ? l->term_at + kw - fmin(FINISH_RESERVE, 0.1 * kw) : 0;
+}
+
+/* Asked by the hashing between chunks: the command's tree is gone, but
+ * Slurm's TERM can still come (a time limit, scancel); it is read, recorded
+ * and it starts the budget at once, not after the hashing.  Heartbeats go
+ * on, so that a long hashing does not look like a run gone quiet. */
+static double hashing_deadline(void *arg)
+{
+	struct loop *l = arg;
+	double now;
+
+	drain_signals(l, l->sfd);
+	now = sb_agent_now();
+	if (l->next_hb > 0 && now >= l->next_hb) {
+		heartbeat(l, now);
+		l->next_hb = now + l->run->heartbeat_s;
+	}
+	return finish_deadline(l);
+}
+
 static void child_exec(const struct sb_agent_run *run, int fd, int tty)
 {
 	struct sigaction sa;
@@ -326,7 +358,7 @@ static int set_child_env(const struct sb_agent_run *run, struct sb_error *err)
 
 int sb_agent_run_command(const struct sb_agent_run *run,
 	struct sb_log_writer *w, struct sb_agent_outcome *out,
-	struct sb_error *err)
+	struct sb_agent_result *results, struct sb_error *err)
 {
 	struct loop l;
 	sigset_t all;
@@ -343,6 +375,7 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 	sfd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return sb_errorf(err, "cannot create a signalfd: %s", strerror(errno));
+	l.sfd = sfd;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
 		sb_errorf(err, "cannot become a subreaper: %s", strerror(errno));
 		close(sfd);
@@ -417,18 +450,19 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 			l.killed = 1;
 		}
 	}
-	close(sfd);
 	if (tty)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 
 	out->status = l.status;
 	out->wall_s = sb_agent_now() - l.t0;
 	children_usage(&out->usage);
-	if (l.term_sig) {
-		out->terminating = 1;
-		out->finish_deadline = l.term_at + run->kill_wait_s -
-			fmin(FINISH_RESERVE, 0.1 * run->kill_wait_s);
-	}
+	sb_agent_results_collect(run->results, run->nresults, hashing_deadline, &l, results);
+	close(sfd);
+	out->terminating = l.term_sig != 0;
+	out->finish_deadline = finish_deadline(&l);
+	if (l.term_sig)
+		out->kill_deadline = l.term_at + run->kill_wait_s;
+	out->records_skipped = l.skipped;
 	return 0;
 }
 

@@ -4,6 +4,14 @@
 
 #include "sbench/error.h"
 
+/* A message longer than the buffer (a long path in it) ends in "...", so
+ * that the cut is never silent. */
+static void mark_cut(struct sb_error *err, int wanted)
+{
+	if (wanted >= (int)sizeof(err->msg))
+		memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
+}
+
 int sb_errorf(struct sb_error *err, const char *fmt, ...)
 {
 	va_list ap;
@@ -11,7 +19,7 @@ int sb_errorf(struct sb_error *err, const char *fmt, ...)
 	if (err == NULL)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	mark_cut(err, vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
 	va_end(ap);
 	err->code = SB_ERR_RUNTIME;
 	return -1;
@@ -24,7 +32,7 @@ int sb_error_set(struct sb_error *err, enum sb_error_code code, const char *fmt,
 	if (err == NULL)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	mark_cut(err, vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
 	va_end(ap);
 	err->code = code;
 	return -1;
@@ -47,6 +55,7 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	char old[SB_ERROR_MAX];
 	size_t n;
 	va_list ap;
+	int wanted;
 
 	if (err == NULL)
 		return -1;
@@ -55,7 +64,7 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	memcpy(old, err->msg, sizeof(old));
 	old[sizeof(old) - 1] = '\0';
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	wanted = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	n = strlen(err->msg);
 	if (n + 2 < sizeof(err->msg)) {
@@ -64,10 +73,14 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 		memcpy(err->msg + n, ": ", 2);
 		n += 2;
 		room = sizeof(err->msg) - n - 1;
+		wanted = (int)(n + len);
 		if (len > room)
 			len = room;
 		memcpy(err->msg + n, old, len);
 		err->msg[n + len] = '\0';
+	} else {
+		wanted = (int)sizeof(err->msg);
 	}
+	mark_cut(err, wanted);
 	return -1;
 }

@@ -30,7 +30,7 @@ struct sb_log_result {
 	size_t count, cap, verified;
 	enum sb_log_tail tail;
 	uint64_t tail_offset;
-	char detail[SB_ERROR_MAX + 128];
+	char detail[SB_ERROR_MAX + 256]; /* fits the prefix, the words and a why */
 };
 
 const char *sb_log_tail_name(enum sb_log_tail tail)
@@ -205,18 +205,24 @@ static bool later_frame(const uint8_t *p, size_t n)
 	return false;
 }
 
-/* Decodes the frame at off into a new record; NULL (and why) if it cannot. */
+/* Decodes the frame at off into a new record.  NULL when it cannot: the
+ * body is not a v1 record (*nomem false, why says so), or memory ran out
+ * (*nomem true), which says nothing about the file. */
 static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
-	const struct sb_frame *f, struct sb_error *why)
+	const struct sb_frame *f, bool *nomem, struct sb_error *why)
 {
 	struct sb_log_record *rec;
+	int rc;
 
+	*nomem = false;
 	rec = add_record(r);
 	if (rec == NULL) {
-		sb_errorf(why, "out of memory");
+		*nomem = true;
 		return NULL;
 	}
-	if (sb_record_decode_body(f->body, f->body_len, r->zone, rec, why) < 0) {
+	rc = sb_record_decode_body(f->body, f->body_len, r->zone, rec, why);
+	if (rc < 0) {
+		*nomem = rc == SB_RECORD_NOMEM;
 		r->count--;
 		return NULL;
 	}
@@ -227,19 +233,24 @@ static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
 	return rec;
 }
 
-/* After the verified prefix: add the records that still decode. */
-static void decode_rest(struct sb_log_result *r, uint64_t off)
+/* After the verified prefix: add the records that still decode.  -1 when
+ * memory ran out. */
+static int decode_rest(struct sb_log_result *r, uint64_t off, struct sb_error *err)
 {
 	struct sb_frame f;
+	bool nomem = false;
 
 	while (off < r->len &&
 	       sb_frame_parse(r->data + off, r->len - off, &f) == SB_FRAME_OK &&
-	       decode_at(r, off, &f, NULL) != NULL)
+	       decode_at(r, off, &f, &nomem, NULL) != NULL)
 		off += f.size;
+	return nomem ? sb_errorf(err, "out of memory") : 0;
 }
 
-static void walk(struct sb_log_result *r, struct sb_mac *mac,
-	const struct sb_log_expect *expect)
+/* The walk of §7.1.  -1 (and err) only when memory ran out or OpenSSL
+ * failed: then there is no verdict at all, never a tail class. */
+static int walk(struct sb_log_result *r, struct sb_mac *mac,
+	const struct sb_log_expect *expect, struct sb_error *err)
 {
 	const struct sb_run_ident *want = expect ? expect->id : NULL;
 	struct sb_error why;
@@ -249,6 +260,8 @@ static void walk(struct sb_log_result *r, struct sb_mac *mac,
 	uint64_t off = 0;
 	const char *reason;
 	char buf[128];
+	bool nomem;
+	int ok;
 
 	r->tail = SB_LOG_TAIL_OK;
 	while (off < r->len) {
@@ -258,22 +271,28 @@ static void walk(struct sb_log_result *r, struct sb_mac *mac,
 			st = SB_FRAME_BAD_LENGTH;
 		if (st == SB_FRAME_SHORT || st == SB_FRAME_ZERO) {
 			set_tail(r, SB_LOG_TAIL_TORN, i, off, NULL);
-			return;
+			return 0;
 		}
 		if (st != SB_FRAME_OK) {
 			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, sb_frame_status_describe(st));
-			return;
+			return 0;
 		}
-		if (mac != NULL && !sb_mac_verify(mac, r->data + off,
-				SB_LOG_HEADER_LEN + f.body_len, f.tag)) {
-			set_tail(r, SB_LOG_TAIL_BAD_MAC, i, off, NULL);
-			decode_rest(r, off);
-			return;
+		if (mac != NULL) {
+			ok = sb_mac_verify(mac, r->data + off, SB_LOG_HEADER_LEN + f.body_len,
+				f.tag, err);
+			if (ok < 0)
+				return -1;
+			if (ok == 0) {
+				set_tail(r, SB_LOG_TAIL_BAD_MAC, i, off, NULL);
+				return decode_rest(r, off, err);
+			}
 		}
-		rec = decode_at(r, off, &f, &why);
+		rec = decode_at(r, off, &f, &nomem, &why);
+		if (rec == NULL && nomem)
+			return sb_errorf(err, "out of memory");
 		if (rec == NULL) {
 			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, why.msg);
-			return;
+			return 0;
 		}
 		if (mac == NULL) {
 			off += f.size;
@@ -282,28 +301,26 @@ static void walk(struct sb_log_result *r, struct sb_mac *mac,
 		reason = foreign_reason(&rec->id, i ? &r->recs[0].id : NULL, want);
 		if (reason != NULL) {
 			set_tail(r, SB_LOG_TAIL_FOREIGN, i, off, reason);
-			decode_rest(r, off + f.size);
-			return;
+			return decode_rest(r, off + f.size, err);
 		}
 		if (rec->seq != i) {
 			snprintf(buf, sizeof(buf), "seq is %" PRIu64 ", expected %zu", rec->seq, i);
 			set_tail(r, SB_LOG_TAIL_CHAIN_BREAK, i, off, buf);
-			decode_rest(r, off + f.size);
-			return;
+			return decode_rest(r, off + f.size, err);
 		}
 		if (i == 0 ? rec->has_prev :
 		    !rec->has_prev || CRYPTO_memcmp(rec->prev, r->recs[i - 1].tag, SB_LOG_TAG_LEN) != 0) {
 			set_tail(r, SB_LOG_TAIL_CHAIN_BREAK, i, off,
 				i == 0 ? "the first record names a previous one" :
 				"prev is not the tag of the record before");
-			decode_rest(r, off + f.size);
-			return;
+			return decode_rest(r, off + f.size, err);
 		}
 		rec->verified = true;
 		r->verified++;
 		off += f.size;
 	}
 	r->tail_offset = off;
+	return 0;
 }
 
 static void check_head(struct sb_log_result *r, const struct sb_log_head *head)
@@ -353,7 +370,12 @@ static struct sb_log_result *read_owned(struct sb_log_verifier *v,
 
 	if (r == NULL)
 		return NULL;
-	walk(r, v ? v->mac : NULL, expect);
+	if (walk(r, v ? v->mac : NULL, expect, err) < 0) {
+		/* not a verdict on the file: the caller must not see a tail class */
+		sb_log_result_destroy(r);
+		sb_error_prefix(err, "cannot verify the log");
+		return NULL;
+	}
 	if (v != NULL && expect != NULL && expect->head != NULL)
 		check_head(r, expect->head);
 	return r;

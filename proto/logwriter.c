@@ -1,5 +1,7 @@
 /* The log writer: one signed, chained record per append, each written with
- * one write loop and fsync'ed before the append returns. */
+ * one write loop and fdatasync'ed before the append returns.  A record whose
+ * write or sync fails stays pending and is written again, byte for byte,
+ * before any later one (docs/event-log.md §5.1). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,13 +23,22 @@ struct sb_log_writer {
 	/* the identity, with its strings copied into one allocation */
 	struct sb_run_ident id;
 	char *strings;
-	uint64_t count;
-	uint8_t prev[SB_LOG_TAG_LEN];
-	bool failed;
-	bool batch;       /* sync at close, not after every record */
-	bool unsynced;    /* records written since the last sync */
+	uint64_t count;           /* records created: the seq of the next one */
+	uint8_t prev[SB_LOG_TAG_LEN]; /* tag of the last record created */
+	/* The last record created, kept until it is on disk (docs/event-log.md
+	 * §5.1): a failed write or sync leaves it pending, and it is written
+	 * again, the same bytes at the same offset, before anything else. */
+	uint8_t *frame;
+	size_t frame_len, frame_cap;
+	uint64_t frame_off;       /* where it goes: the end of the records before it */
+	bool pending;
+	bool reseek;              /* the file offset is not frame_off: seek first */
+	bool batch;               /* sync at close, not after every record */
+	bool unsynced;            /* records written since the last sync */
 	int64_t (*now)(void *arg);
 	void *now_arg;
+	ssize_t (*sys_write)(int fd, const void *buf, size_t n);
+	int (*sys_sync)(int fd);
 	msgpack_sbuffer body;
 };
 
@@ -74,12 +85,14 @@ static void writer_free(struct sb_log_writer *w)
 		return;
 	sb_mac_destroy(w->mac);
 	msgpack_sbuffer_destroy(&w->body);
+	free(w->frame);
 	free(w->strings);
 	free(w->name);
 	free(w);
 }
 
-struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
+/* fd is at offset off, where the first record goes. */
+static struct sb_log_writer *writer_new(int fd, uint64_t off, const char *name,
 	const struct sb_key *key, const struct sb_run_ident *id,
 	struct sb_error *err)
 {
@@ -97,8 +110,11 @@ struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
 		return NULL;
 	}
 	w->fd = fd;
+	w->frame_off = off;
 	msgpack_sbuffer_init(&w->body);
 	w->now = real_now;
+	w->sys_write = write;
+	w->sys_sync = fdatasync;
 	w->name = strdup(name);
 	w->mac = sb_mac_create(key->bytes, SB_KEY_LEN, err);
 	if (w->name == NULL || w->mac == NULL || copy_ident(w, id) < 0) {
@@ -109,6 +125,15 @@ struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
 		return NULL;
 	}
 	return w;
+}
+
+struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
+	const struct sb_key *key, const struct sb_run_ident *id,
+	struct sb_error *err)
+{
+	off_t off = lseek(fd, 0, SEEK_CUR);
+
+	return writer_new(fd, off > 0 ? (uint64_t)off : 0, name, key, id, err);
 }
 
 struct sb_log_writer *sb_log_writer_create(const char *path,
@@ -129,7 +154,7 @@ struct sb_log_writer *sb_log_writer_create(const char *path,
 			sb_errorf(err, "cannot create log '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	return sb_log_writer_create_fd(fd, path, key, id, err);
+	return writer_new(fd, 0, path, key, id, err); /* a new, empty file */
 }
 
 void sb_log_writer_set_clock(struct sb_log_writer *w,
@@ -139,11 +164,26 @@ void sb_log_writer_set_clock(struct sb_log_writer *w,
 	w->now_arg = now != NULL ? arg : NULL;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+void sb_log_writer_set_io(struct sb_log_writer *w,
+	ssize_t (*write_fn)(int fd, const void *buf, size_t n),
+	int (*sync_fn)(int fd))
 {
+	w->sys_write = write_fn != NULL ? write_fn : write;
+	w->sys_sync = sync_fn != NULL ? sync_fn : fdatasync;
+}
+
+/* Consecutive EINTRs after which a write or sync counts as failed: a real
+ * kernel never gets there, an injected fault must not hang the writer. */
+#define EINTR_MAX 1000
+
+/* One write loop: short writes go on where they stopped, EINTR retries. */
+static int write_all(struct sb_log_writer *w, const uint8_t *p, size_t n)
+{
+	int intr = 0;
+
 	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
+		ssize_t k = w->sys_write(w->fd, p, n);
+		if (k < 0 && errno == EINTR && ++intr < EINTR_MAX)
 			continue;
 		if (k < 0)
 			return -1;
@@ -151,21 +191,67 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 			errno = EIO;
 			return -1;
 		}
+		intr = 0;
 		p += k;
 		n -= (size_t)k;
 	}
 	return 0;
 }
 
-int sb_log_writer_append(struct sb_log_writer *w, const char *type,
+/* Writes the pending frame at its offset and syncs it.  On failure it stays
+ * pending: the bytes already in the file are a prefix of it, and the next
+ * try writes the whole frame again from its start (so that a sync that
+ * failed, whose pages the kernel may have dropped, is not trusted). */
+static int write_pending(struct sb_log_writer *w, struct sb_error *err)
+{
+	const char *what = "write";
+	int e;
+
+	if (w->reseek && lseek(w->fd, (off_t)w->frame_off, SEEK_SET) < 0) {
+		what = "seek in";
+		goto fail;
+	}
+	w->reseek = true; /* until the frame is whole */
+	if (write_all(w, w->frame, w->frame_len) < 0)
+		goto fail;
+	if (!w->batch) {
+		int rc, intr = 0;
+
+		while ((rc = w->sys_sync(w->fd)) < 0 && errno == EINTR && ++intr < EINTR_MAX)
+			;
+		if (rc < 0) {
+			what = "fsync";
+			goto fail;
+		}
+	} else {
+		w->unsynced = true;
+	}
+	w->reseek = false;
+	w->pending = false;
+	w->frame_off += w->frame_len;
+	return 0;
+fail:
+	e = errno;
+	return sb_errorf(err, "cannot %s log '%s' (record %llu): %s", what, w->name,
+		(unsigned long long)(w->count - 1), strerror(e));
+}
+
+int sb_log_writer_flush(struct sb_log_writer *w, struct sb_error *err)
+{
+	return w->pending ? write_pending(w, err) : 0;
+}
+
+bool sb_log_writer_pending(const struct sb_log_writer *w)
+{
+	return w->pending;
+}
+
+/* Builds the next record's frame in w->frame (it becomes the pending one). */
+static int build_frame(struct sb_log_writer *w, const char *type,
 	const void *payload, size_t payload_len, struct sb_error *err)
 {
-	uint8_t *frame;
 	size_t size;
-	int rc;
 
-	if (w->failed)
-		return sb_errorf(err, "log '%s' had a write error before; refusing to append", w->name);
 	msgpack_sbuffer_clear(&w->body);
 	if (sb_record_encode_body(&w->body, type, &w->id, w->count,
 			w->now(w->now_arg), w->count ? w->prev : NULL,
@@ -175,35 +261,37 @@ int sb_log_writer_append(struct sb_log_writer *w, const char *type,
 		return sb_errorf(err, "cannot append to log '%s': '%s' record is %zu bytes, "
 			"above the limit of %u", w->name, type, w->body.size, SB_LOG_BODY_MAX);
 	size = SB_LOG_HEADER_LEN + w->body.size + SB_LOG_TAG_LEN;
-	frame = malloc(size);
-	if (frame == NULL)
-		return sb_errorf(err, "out of memory");
-	memcpy(frame, SB_LOG_MAGIC, 4);
-	sb_store_be32(frame + 4, (uint32_t)w->body.size);
-	sb_store_be32(frame + 8, sb_crc32c(0, w->body.data, w->body.size));
-	memcpy(frame + SB_LOG_HEADER_LEN, w->body.data, w->body.size);
-	if (sb_mac_compute(w->mac, frame, SB_LOG_HEADER_LEN + w->body.size, NULL, 0,
-			frame + SB_LOG_HEADER_LEN + w->body.size, err) < 0) {
-		free(frame);
-		return -1;
+	if (size > w->frame_cap) {
+		uint8_t *p = realloc(w->frame, size);
+
+		if (p == NULL)
+			return sb_errorf(err, "out of memory");
+		w->frame = p;
+		w->frame_cap = size;
 	}
-	rc = write_all(w->fd, frame, size);
-	if (rc == 0 && !w->batch && fdatasync(w->fd) < 0)
-		rc = -2;
-	if (rc == 0 && w->batch)
-		w->unsynced = true;
-	if (rc < 0) {
-		w->failed = true;
-		sb_errorf(err, "cannot %s log '%s' (record %llu): %s",
-			rc == -1 ? "write" : "fsync", w->name,
-			(unsigned long long)w->count, strerror(errno));
-		free(frame);
+	memcpy(w->frame, SB_LOG_MAGIC, 4);
+	sb_store_be32(w->frame + 4, (uint32_t)w->body.size);
+	sb_store_be32(w->frame + 8, sb_crc32c(0, w->body.data, w->body.size));
+	memcpy(w->frame + SB_LOG_HEADER_LEN, w->body.data, w->body.size);
+	if (sb_mac_compute(w->mac, w->frame, SB_LOG_HEADER_LEN + w->body.size, NULL, 0,
+			w->frame + SB_LOG_HEADER_LEN + w->body.size, err) < 0)
 		return -1;
-	}
-	memcpy(w->prev, frame + size - SB_LOG_TAG_LEN, SB_LOG_TAG_LEN);
+	w->frame_len = size;
+	memcpy(w->prev, w->frame + size - SB_LOG_TAG_LEN, SB_LOG_TAG_LEN);
 	w->count++;
-	free(frame);
+	w->pending = true;
 	return 0;
+}
+
+int sb_log_writer_append(struct sb_log_writer *w, const char *type,
+	const void *payload, size_t payload_len, struct sb_error *err)
+{
+	if (w->pending && write_pending(w, err) < 0)
+		return sb_error_prefix(err, "'%s' record not written, an earlier record is still pending",
+			type);
+	if (build_frame(w, type, payload, payload_len, err) < 0)
+		return -1;
+	return write_pending(w, err);
 }
 
 uint64_t sb_log_writer_count(const struct sb_log_writer *w)
@@ -217,7 +305,9 @@ int sb_log_writer_close(struct sb_log_writer *w, struct sb_error *err)
 
 	if (w == NULL)
 		return 0;
-	if (w->unsynced && !w->failed && fdatasync(w->fd) < 0)
+	if (w->pending && write_pending(w, err) < 0)
+		rc = sb_error_prefix(err, "log closed with its last record not written");
+	if (rc == 0 && w->unsynced && w->sys_sync(w->fd) < 0)
 		rc = sb_errorf(err, "cannot fsync log '%s': %s", w->name, strerror(errno));
 	if (close(w->fd) < 0 && rc == 0)
 		rc = sb_errorf(err, "cannot close log '%s': %s", w->name, strerror(errno));

@@ -62,14 +62,14 @@ int sb_mac_compute(struct sb_mac *m, const void *a, size_t an,
 	return 0;
 }
 
-bool sb_mac_verify(struct sb_mac *m, const void *data, size_t n,
-	const uint8_t tag[SB_MAC_LEN])
+int sb_mac_verify(struct sb_mac *m, const void *data, size_t n,
+	const uint8_t tag[SB_MAC_LEN], struct sb_error *err)
 {
 	uint8_t mine[SB_MAC_LEN];
-	bool ok;
+	int ok;
 
-	if (sb_mac_compute(m, data, n, NULL, 0, mine, NULL) < 0)
-		return false;
+	if (sb_mac_compute(m, data, n, NULL, 0, mine, err) < 0)
+		return -1;
 	ok = CRYPTO_memcmp(mine, tag, SB_MAC_LEN) == 0;
 	OPENSSL_cleanse(mine, sizeof(mine));
 	return ok;

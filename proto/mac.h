@@ -28,9 +28,11 @@ struct sb_mac *sb_mac_create(const uint8_t *key, size_t key_len,
 int sb_mac_compute(struct sb_mac *m, const void *a, size_t an,
 	const void *b, size_t bn, uint8_t tag[SB_MAC_LEN], struct sb_error *err);
 
-/* True when the HMAC of data[0..n) equals tag (compared in constant time). */
-bool sb_mac_verify(struct sb_mac *m, const void *data, size_t n,
-	const uint8_t tag[SB_MAC_LEN]);
+/* 1 when the HMAC of data[0..n) equals tag (compared in constant time), 0
+ * when it differs, -1 (and err) when OpenSSL could not compute it (out of
+ * memory): not a verdict on the tag. */
+int sb_mac_verify(struct sb_mac *m, const void *data, size_t n,
+	const uint8_t tag[SB_MAC_LEN], struct sb_error *err);
 
 /* Frees the context and wipes the key it holds.  Accepts NULL. */
 void sb_mac_destroy(struct sb_mac *m);

@@ -168,8 +168,10 @@ static int get_str(const msgpack_object *o, msgpack_zone *zone,
 		return sb_errorf(err, "field '%s' is not a string of at most %d bytes",
 			what, SB_LOG_STR_MAX);
 	s = msgpack_zone_malloc(zone, o->via.str.size + 1);
-	if (s == NULL)
-		return sb_errorf(err, "out of memory");
+	if (s == NULL) {
+		sb_errorf(err, "out of memory");
+		return SB_RECORD_NOMEM;
+	}
 	memcpy(s, o->via.str.ptr, o->via.str.size);
 	s[o->via.str.size] = '\0';
 	*out = s;
@@ -208,12 +210,16 @@ int sb_record_decode_body(const uint8_t *body, size_t len, msgpack_zone *zone,
 	msgpack_object obj;
 	size_t off = 0;
 	uint32_t i;
-	int k;
+	int k, rc;
 
 	if (sb_mp_check(body, len) != len)
 		return sb_errorf(err, "body is not one well-formed msgpack object");
-	if (msgpack_unpack((const char *)body, len, &off, zone, &obj) !=
-	    MSGPACK_UNPACK_SUCCESS || off != len)
+	rc = msgpack_unpack((const char *)body, len, &off, zone, &obj);
+	if (rc == MSGPACK_UNPACK_NOMEM_ERROR) {
+		sb_errorf(err, "out of memory");
+		return SB_RECORD_NOMEM;
+	}
+	if (rc != MSGPACK_UNPACK_SUCCESS || off != len)
 		return sb_errorf(err, "body does not decode as msgpack");
 	if (obj.type != MSGPACK_OBJECT_MAP)
 		return sb_errorf(err, "body is not a msgpack map");
@@ -237,15 +243,16 @@ int sb_record_decode_body(const uint8_t *body, size_t len, msgpack_zone *zone,
 		if (f[k] == NULL)
 			return sb_errorf(err, "body has no field '%s'", field_names[k]);
 	memset(rec, 0, sizeof(*rec));
-	if (get_str(f[F_TYPE], zone, &rec->type, "type", err) < 0 ||
-	    get_str(f[F_BENCH], zone, &rec->id.bench, "bench", err) < 0 ||
-	    get_str(f[F_CHILD_DIGEST], zone, &rec->id.child_digest, "child_digest", err) < 0 ||
-	    get_str(f[F_CLUSTER], zone, &rec->id.cluster, "cluster", err) < 0 ||
-	    get_str(f[F_JOB], zone, &rec->id.job_id, "job_id", err) < 0 ||
-	    get_str(f[F_ARRAY_JOB], zone, &rec->id.array_job_id, "array_job_id", err) < 0 ||
-	    get_str(f[F_ARRAY_TASK], zone, &rec->id.array_task_id, "array_task_id", err) < 0 ||
-	    get_str(f[F_HOST], zone, &rec->id.host, "host", err) < 0 ||
-	    get_int(f[F_CHILD], &rec->id.child, "child", err) < 0 ||
+	if ((rc = get_str(f[F_TYPE], zone, &rec->type, "type", err)) < 0 ||
+	    (rc = get_str(f[F_BENCH], zone, &rec->id.bench, "bench", err)) < 0 ||
+	    (rc = get_str(f[F_CHILD_DIGEST], zone, &rec->id.child_digest, "child_digest", err)) < 0 ||
+	    (rc = get_str(f[F_CLUSTER], zone, &rec->id.cluster, "cluster", err)) < 0 ||
+	    (rc = get_str(f[F_JOB], zone, &rec->id.job_id, "job_id", err)) < 0 ||
+	    (rc = get_str(f[F_ARRAY_JOB], zone, &rec->id.array_job_id, "array_job_id", err)) < 0 ||
+	    (rc = get_str(f[F_ARRAY_TASK], zone, &rec->id.array_task_id, "array_task_id", err)) < 0 ||
+	    (rc = get_str(f[F_HOST], zone, &rec->id.host, "host", err)) < 0)
+		return rc;
+	if (get_int(f[F_CHILD], &rec->id.child, "child", err) < 0 ||
 	    get_int(f[F_ATTEMPT], &rec->id.attempt, "attempt", err) < 0 ||
 	    get_int(f[F_RESTART], &rec->id.restart, "restart", err) < 0 ||
 	    get_int(f[F_PID], &rec->id.pid, "pid", err) < 0)

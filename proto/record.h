@@ -45,10 +45,14 @@ int sb_record_encode_body(msgpack_sbuffer *sbuf, const char *type,
 /* Checks that a run identity can be encoded (string lengths, no NUL). */
 int sb_record_check_ident(const struct sb_run_ident *id, struct sb_error *err);
 
+/* What sb_record_decode_body returns when memory ran out: not a verdict on
+ * the body (a reader must not call it corrupt). */
+#define SB_RECORD_NOMEM (-2)
+
 /* Decodes a body into rec (all but tag, offset, size, verified), allocating
  * the NUL-terminated strings and the payload from zone.  The payload may
  * point into body, which must outlive rec.  -1 with a message when the body
- * is not a version-1 record. */
+ * is not a version-1 record; SB_RECORD_NOMEM when an allocation failed. */
 int sb_record_decode_body(const uint8_t *body, size_t len, msgpack_zone *zone,
 	struct sb_log_record *rec, struct sb_error *err);
 

@@ -35,8 +35,9 @@ struct sb_error {
 	enum sb_error_code code;
 };
 
-/* Formats a message into err (which may be NULL), sets its code to
- * SB_ERR_RUNTIME, and returns -1, so that
+/* Formats a message into err (which may be NULL; a message longer than
+ * SB_ERROR_MAX - 1 bytes is cut and ends in "...", never cut silently),
+ * sets its code to SB_ERR_RUNTIME, and returns -1, so that
  * `return sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));`
  * reads well. */
 int sb_errorf(struct sb_error *err, const char *fmt, ...)

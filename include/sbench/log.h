@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <msgpack.h>
 
@@ -46,10 +47,24 @@ struct sb_log_writer *sb_log_writer_create(const char *path,
  * whose payload is the canonical msgpack map in payload[0..payload_len).
  * The time is taken now (CLOCK_REALTIME, ns).  The frame is built in memory
  * and written with one write loop (short writes and EINTR handled), then
- * fsync'ed; any write or fsync error is returned.  After an error the writer
- * refuses further appends. */
+ * fdatasync'ed.  Returns 0 when the record is on disk.
+ *
+ * On a write or sync error (-1 with err) the record stays *pending*
+ * (sb_log_writer_pending): it keeps its place in the chain, and the next
+ * append, sb_log_writer_flush or sb_log_writer_close first writes it again,
+ * the same bytes at the same offset, so the file only ever holds a prefix
+ * of the records created (docs/event-log.md §5.1).  While a pending record
+ * cannot be written, an append returns -1 without creating its record (it
+ * is skipped; sb_log_writer_count does not move).  A bad payload is -1 and
+ * changes nothing. */
 int sb_log_writer_append(struct sb_log_writer *w, const char *type,
 	const void *payload, size_t payload_len, struct sb_error *err);
+
+/* Writes the pending record, if any: 0 when nothing is pending any more. */
+int sb_log_writer_flush(struct sb_log_writer *w, struct sb_error *err);
+
+/* Whether the last record created is not yet on disk. */
+bool sb_log_writer_pending(const struct sb_log_writer *w);
 
 /* Batch mode: records are written at once but synced only by
  * sb_log_writer_close (which then reports a sync error).  For a writer that
@@ -58,15 +73,18 @@ int sb_log_writer_append(struct sb_log_writer *w, const char *type,
  * durable one by one. */
 void sb_log_writer_set_batch(struct sb_log_writer *w, bool batch);
 
-/* Records successfully appended so far. */
+/* Records created so far, the pending one included: the seq of the next
+ * record. */
 uint64_t sb_log_writer_count(const struct sb_log_writer *w);
 
-/* Closes the file, reporting a close(2) error, and frees w (NULL is fine). */
+/* Writes a pending record (one last try) and, in batch mode, syncs; closes
+ * the file, reporting any of these errors, and frees w (NULL is fine). */
 int sb_log_writer_close(struct sb_log_writer *w, struct sb_error *err);
 
 /* Like sb_log_writer_create, but writes to an open descriptor, which the
- * writer then owns (closed by sb_log_writer_close).  `name` names it in
- * messages.  For tests (e.g. /dev/full) and callers that open the file. */
+ * writer then owns (closed by sb_log_writer_close), from its current offset.
+ * `name` names it in messages.  For tests (e.g. /dev/full) and callers that
+ * open the file. */
 struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
 	const struct sb_key *key, const struct sb_run_ident *id,
 	struct sb_error *err);
@@ -75,6 +93,13 @@ struct sb_log_writer *sb_log_writer_create_fd(int fd, const char *name,
  * that golden files are reproducible.  now == NULL restores the real clock. */
 void sb_log_writer_set_clock(struct sb_log_writer *w,
 	int64_t (*now)(void *arg), void *arg);
+
+/* Test hook: use write_fn and sync_fn instead of write(2) and fdatasync(2)
+ * (NULL restores them), so that tests can inject short writes, EINTR,
+ * ENOSPC and EIO deterministically. */
+void sb_log_writer_set_io(struct sb_log_writer *w,
+	ssize_t (*write_fn)(int fd, const void *buf, size_t n),
+	int (*sync_fn)(int fd));
 
 /* ---- limits (docs/event-log.md §7) ---------------------------------- */
 
@@ -165,8 +190,11 @@ struct sb_log_result;
  * in-chain records, then exactly one tail class.  Records after the prefix
  * that still decode are included with verified == false.  NULL (and err)
  * only when the file cannot be read at all (missing, unreadable, not a
- * regular file, larger than SB_LOG_FILE_MAX); every problem of its content
- * is a tail class, not an error.  expect may be NULL. */
+ * regular file, larger than SB_LOG_FILE_MAX) or the reader ran out of
+ * memory (or OpenSSL failed) on the way: those are errors, never a tail
+ * class, so that a machine short of memory is not taken for tampering.
+ * Every problem of the file's content is a tail class.  expect may be
+ * NULL. */
 struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 	const char *path, const struct sb_log_expect *expect,
 	struct sb_error *err);

@@ -71,16 +71,22 @@ check "no command: exit 125 (got $rc)" test "$rc" -eq 125
 check "no command: no log" test ! -e "$T/l11"
 # The finish record cannot be written (here: the file size limit, so the
 # start record fits and the finish, with a large metrics map, does not):
-# said on stderr, and sbagent still exits with the command's status.
+# said on stderr, retried, and sbagent exits 124, not the command's status:
+# a finish that is not on disk proves nothing, so even a command that
+# exited 0 must not look like a success to the scheduler.
 {
 	printf '{'
 	for i in $(seq 200); do printf '"metric_%03d": %d, ' "$i" "$i"; done
 	printf '"last": 0}\n'
 } > big-metrics.json
-rc=0
-(ulimit -f 1; exec "$AGENT" --key "$K" --log "$T/nofinish" --metrics big-metrics.json -- sh -c 'exit 3') 2>err || rc=$?
-check "finish not written: exit status still the command's (got $rc)" test "$rc" -eq 3
-check "finish not written: said on stderr" grep -q "^sbagent: cannot write the finish record to '$T/nofinish'" err
+for code in 0 3; do
+	rc=0
+	(ulimit -f 1; exec "$AGENT" --key "$K" --log "$T/nofinish$code" --metrics big-metrics.json -- sh -c "exit $code") 2>err || rc=$?
+	check "finish not written, command exit $code: sbagent exits 124 (got $rc)" test "$rc" -eq 124
+	check "finish not written: said on stderr" grep -q "^sbagent: cannot write the finish record to '$T/nofinish$code'.*exiting 124" err
+	check "finish not written: tried again" grep -q "trying again" err
+done
+mv "$T/nofinish0" "$T/nofinish"
 logjson "$T/nofinish"
 check "finish not written: the start record verifies, no finish" \
 	test "$(count_type start <<<"$OUT")" -eq 1 -a "$(count_type finish <<<"$OUT")" -eq 0

@@ -87,4 +87,18 @@ printf '{"a": 1,\n "b": [}\n' > broken.json
 logjson "$T/mb"
 check "metrics broken: metrics_error with line" grep -q '"metrics_error":"metrics file .broken.json.: line 2' <<<"$OUT"
 check "metrics broken: log verifies" test "$LOGRC" -eq 0
+# A result path of 300 bytes (nested directories; legal up to PATH_MAX):
+# recorded whole in start and finish, hashed, and the log verifies.
+long=$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 60))/$(printf 'f%.0s' $(seq 60))/$(printf 'g%.0s' $(seq 60))/$(printf 'h%.0s' $(seq 52)).out
+check "the long path is 300 bytes" test "${#long}" -eq 300
+rc=0
+"$AGENT" --key "$K" --log "$T/long" --result "$long" -- sh -c 'mkdir -p "$(dirname "$1")" && echo deep > "$1"' sh "$long" || rc=$?
+check "300-byte result: exit 0" test "$rc" -eq 0
+logjson "$T/long"
+sum=$(sha256sum "$long" | cut -d' ' -f1)
+check "300-byte result: finish has the whole path and its hash" \
+	grep -q "\"path\":\"$long\",\"sha256\":\"$sum\",\"size\":5}" <<<"$(record finish <<<"$OUT")"
+check "300-byte result: start lists the whole path" \
+	grep -q "\"result_files\":\[\"$long\"\]" <<<"$(record start <<<"$OUT")"
+check "300-byte result: log verifies" test "$LOGRC" -eq 0
 finish_tests

@@ -180,6 +180,16 @@ static void test_payloads_canonical(void **state)
 	assert_int_equal(map_get(&o, "exit_code")->type, MSGPACK_OBJECT_NIL);
 	assert_int_equal(map_get(&o, "signal")->via.u64, SIGKILL);
 	assert_int_equal(map_get(&o, "metrics")->via.map.size, 0);
+	assert_int_equal(o.via.map.size, 13); /* no skipped_records when 0 */
+	msgpack_sbuffer_destroy(&sb);
+
+	/* records skipped while the log could not be written: counted, canonical */
+	fin.records_skipped = 2;
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_finish(&sb, &fin), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "skipped_records")->via.u64, 2);
+	assert_int_equal(o.via.map.size, 14);
 	msgpack_sbuffer_destroy(&sb);
 	msgpack_zone_destroy(&zone);
 }
@@ -307,6 +317,12 @@ static void test_metrics_errors(void **state)
 	sb_agent_metrics_release(&m);
 }
 
+static double past_deadline(void *arg)
+{
+	(void)arg;
+	return sb_agent_now() - 1;
+}
+
 static void test_results(void **state)
 {
 	const char *paths[] = { "abc", "nothere", ".", "empty" };
@@ -315,7 +331,7 @@ static void test_results(void **state)
 	(void)state;
 	write_file("abc", "abc");
 	write_file("empty", "");
-	sb_agent_results_collect(paths, 4, 0, r);
+	sb_agent_results_collect(paths, 4, NULL, NULL, r);
 	assert_int_equal(r[0].state, SB_RESULT_HASHED);
 	assert_string_equal(r[0].sha256,
 		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -328,10 +344,91 @@ static void test_results(void **state)
 		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 
 	/* no time left: size and mtime only */
-	sb_agent_results_collect(paths, 1, sb_agent_now() - 1, r);
+	sb_agent_results_collect(paths, 1, past_deadline, NULL, r);
 	assert_int_equal(r[0].state, SB_RESULT_NOT_HASHED);
 	assert_int_equal(r[0].size, 3);
 	assert_true(r[0].mtime_ns > 0);
+}
+
+/* The deadline hook, called before each file and after each chunk: it
+ * plays the file's writer (something outside the tree) or Slurm's TERM. */
+struct hook {
+	int calls, at;        /* act on call number `at` */
+	enum { GROW, SHRINK, TERM } what;
+	const char *path;
+	double deadline;
+};
+
+static double hook(void *arg)
+{
+	struct hook *h = arg;
+
+	if (h->calls++ == h->at) {
+		if (h->what == GROW) {
+			FILE *f = fopen(h->path, "a");
+			assert_non_null(f);
+			fputs("more", f);
+			fclose(f);
+		} else if (h->what == SHRINK) {
+			assert_int_equal(truncate(h->path, 1000), 0);
+		} else {
+			h->deadline = sb_agent_now() + 1e-4;
+		}
+	}
+	return h->deadline;
+}
+
+static void write_big(const char *path, size_t mib)
+{
+	FILE *f = fopen(path, "w");
+	static char chunk[1 << 20];
+	size_t i;
+
+	assert_non_null(f);
+	memset(chunk, 'x', sizeof(chunk));
+	for (i = 0; i < mib; i++)
+		assert_int_equal(fwrite(chunk, 1, sizeof(chunk), f), sizeof(chunk));
+	fclose(f);
+}
+
+/* Size, mtime and hash describe the same bytes: a file that grows or
+ * shrinks while it is hashed is recorded as an error, not as the first
+ * size beside the hash of other bytes.  A termination signal during the
+ * hashing stops it: that file and the next ones are not hashed. */
+static void test_results_race(void **state)
+{
+	const char *paths[] = { "big1", "big2" };
+	struct sb_agent_result r[2];
+	struct hook h;
+
+	(void)state;
+	write_big("big1", 3);
+	write_big("big2", 1);
+	h = (struct hook){ .at = 2, .what = GROW, .path = "big1" };
+	sb_agent_results_collect(paths, 1, hook, &h, r);
+	assert_int_equal(r[0].state, SB_RESULT_ERROR);
+	assert_string_equal(r[0].error, "changed while it was hashed (size or mtime moved)");
+
+	write_big("big1", 3);
+	h = (struct hook){ .at = 1, .what = SHRINK, .path = "big1" };
+	sb_agent_results_collect(paths, 1, hook, &h, r);
+	assert_int_equal(r[0].state, SB_RESULT_ERROR);
+	assert_string_equal(r[0].error, "changed while it was hashed (it shrank)");
+
+	write_big("big1", 3);
+	h = (struct hook){ .at = 1, .what = TERM };
+	sb_agent_results_collect(paths, 2, hook, &h, r);
+	assert_int_equal(r[0].state, SB_RESULT_NOT_HASHED);
+	assert_int_equal(r[0].size, 3u << 20);
+	assert_int_equal(r[1].state, SB_RESULT_NOT_HASHED);
+	assert_int_equal(r[1].size, 1u << 20);
+
+	/* undisturbed, both hash */
+	h = (struct hook){ .at = -1 };
+	sb_agent_results_collect(paths, 2, hook, &h, r);
+	assert_int_equal(r[0].state, SB_RESULT_HASHED);
+	assert_int_equal(r[1].state, SB_RESULT_HASHED);
+	assert_int_equal(r[0].size, 3u << 20);
 }
 
 static void test_signal_names(void **state)
@@ -353,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_yaml_forms),
 		cmocka_unit_test(test_metrics_errors),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_results_race),
 		cmocka_unit_test(test_signal_names),
 	};
 

@@ -42,9 +42,9 @@ static void check_hmac(const uint8_t *key, size_t klen, const void *data,
 		assert_string_equal(hex, want);
 	}
 	assert_int_equal(sb_hex_decode(want, want_b, SB_MAC_LEN), 0);
-	assert_true(sb_mac_verify(m, data, dlen, want_b));
+	assert_int_equal(sb_mac_verify(m, data, dlen, want_b, NULL), 1);
 	want_b[31] ^= 1;
-	assert_false(sb_mac_verify(m, data, dlen, want_b));
+	assert_int_equal(sb_mac_verify(m, data, dlen, want_b, NULL), 0);
 	sb_mac_destroy(m);
 }
 
@@ -143,9 +143,34 @@ static void test_mpcheck(void **state)
 	assert_int_equal(sb_mp_check(deep + sizeof(deep) - 10, 10), 10);
 }
 
+/* A message longer than the buffer (a long path in it) is cut visibly. */
+static void test_error_cut(void **state)
+{
+	struct sb_error err;
+	char path[3000];
+
+	(void)state;
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(sb_errorf(&err, "cannot open '%s'", path), -1);
+	assert_int_equal(strlen(err.msg), SB_ERROR_MAX - 1);
+	assert_string_equal(err.msg + SB_ERROR_MAX - 4, "...");
+	assert_int_equal(sb_errorf(&err, "short"), -1);
+	assert_int_equal(sb_error_prefix(&err, "in '%s'", path), -1);
+	assert_string_equal(err.msg + SB_ERROR_MAX - 4, "...");
+	assert_int_equal(sb_errorf(&err, "%s", path + 2000), -1);
+	assert_int_equal(sb_error_prefix(&err, "in '%.100s'", path), -1);
+	assert_int_equal(strlen(err.msg), SB_ERROR_MAX - 1);
+	assert_string_equal(err.msg + SB_ERROR_MAX - 4, "...");
+	assert_int_equal(sb_errorf(&err, "short"), -1);
+	assert_int_equal(sb_error_prefix(&err, "cannot"), -1);
+	assert_string_equal(err.msg, "cannot: short");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_error_cut),
 		cmocka_unit_test(test_hmac_rfc4231),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_crc32c),
