@@ -412,32 +412,43 @@ static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_c
 	}
 }
 
-/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying on warn
- * whom it waits for when another sbctl holds it; the fd, or -1.
- * *waited is set when it had to wait. */
-static int lock_bench(const struct sb_bench *b, FILE *warn, bool *waited, struct sb_error *err)
+/* true when another process holds the lock of benchmark directory dir
+ * (F_GETLK takes nothing, so closing the fd releases nothing of ours);
+ * says so on warn. */
+static bool lock_is_held(const char *dir, FILE *warn)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char path[PATH_MAX];
 	int fd;
 
-	*waited = false;
+	if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path) ||
+	    (fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return false;
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	if (warn && fl.l_pid > 0)
+		fprintf(warn, "sbctl: another sbctl (pid %ld) is submitting this benchmark; "
+			"waiting for it to finish\n", (long)fl.l_pid);
+	else if (warn)
+		fprintf(warn, "sbctl: another sbctl is submitting this benchmark; waiting for it "
+			"to finish\n");
+	return true;
+}
+
+/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying on warn
+ * whom it waits for (*waited set) when another sbctl holds it; the fd, or
+ * -1. */
+static int lock_bench(const struct sb_bench *b, FILE *warn, bool *waited, struct sb_error *err)
+{
+	char path[PATH_MAX];
+
 	if (sb_bench_path(b, "lock", path, sizeof(path), err) < 0)
 		return -1;
-	/* a look first (F_GETLK takes nothing, so closing this fd releases
-	 * nothing of ours) */
-	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
-		*waited = true;
-		if (warn && fl.l_pid > 0)
-			fprintf(warn, "sbctl: another sbctl (pid %ld) is submitting this benchmark; "
-				"waiting for it to finish\n", (long)fl.l_pid);
-		else if (warn)
-			fprintf(warn, "sbctl: another sbctl is submitting this benchmark; waiting for it "
-				"to finish\n");
-	}
-	if (fd >= 0)
-		close(fd);
+	if (!*waited)
+		*waited = lock_is_held(b->dir, warn);
 	return sb_fs_lock(path, err);
 }
 
@@ -508,6 +519,11 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	} else {
 		struct sb_bench_new bn = { o->spec_path, source, len, plan, default_root(o->root),
 					   &cfg, &prov };
+		char *guess = sb_bench_dir_for(default_root(o->root), sb_spec_name(spec),
+					       sb_plan_benchmark_digest_hex(plan), NULL);
+		/* creating the directory takes the lock too: look before */
+		res->waited = guess && lock_is_held(guess, o->warn);
+		free(guess);
 		if (sb_bench_create(&bn, &dir, &existed, err) < 0 || (b = sb_bench_open(dir, err)) == NULL)
 			goto out;
 		index_bench(b, o->warn);
