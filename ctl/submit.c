@@ -353,6 +353,7 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 		const struct sb_chunk *ch = &chunks->v[k];
 		const struct sb_subm_entry *done = sb_subm_find(&subm, SB_SUBM_SUBMITTED, ch->attempt, (int64_t)k);
 		const struct sb_subm_entry *intent = sb_subm_find(&subm, SB_SUBM_INTENT, ch->attempt, (int64_t)k);
+		const struct sb_subm_entry *failed = sb_subm_find(&subm, SB_SUBM_SUBMIT_FAILED, ch->attempt, (int64_t)k);
 		char job_id[64];
 		bool recovered, now;
 
@@ -367,7 +368,10 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 			break;
 		}
 		fresh = false;
-		rc = submit_one(b, ch, k, chunks->n, throttled && prev[0] ? prev : NULL, intent, window_ms,
+		/* an intent whose sbatch said no, or whose job the window did not
+		 * find, is settled: one look is enough */
+		rc = submit_one(b, ch, k, chunks->n, throttled && prev[0] ? prev : NULL, intent,
+				failed && intent && failed->time_ns >= intent->time_ns ? 0 : window_ms,
 				w, &subm, job_id, sizeof(job_id), &recovered, &now, &res->interrupted, err);
 		if (rc == 0)
 			rc = add_job(res, ch, job_id, recovered, now, err);
