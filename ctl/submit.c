@@ -486,7 +486,7 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	size_t *all = NULL, i, n;
 	char *source = NULL, *agent = NULL, *dir = NULL;
 	size_t len;
-	int existed = 0, rc = -1; /* existed: not used to decide anything */
+	int existed = 0, rc = -1;
 
 	memset(res, 0, sizeof(*res));
 	*usage_error = 1;
