@@ -300,9 +300,13 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_
 		found = find_job_by_name(ch->name, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
 					 out == SBATCH_REFUSED ? 0 : window_ms, job_id, size, NULL);
 		if (found != 1) {
-			e.type = SB_SUBM_SUBMIT_FAILED;
-			snprintf(e.error, sizeof(e.error), "%.255s", why.msg);
-			sb_subm_append(w, &e, subm, NULL);
+			/* not found: settled, a failure on record; the scheduler
+			 * silent: still unknown, the next submit looks again */
+			if (found == 0) {
+				e.type = SB_SUBM_SUBMIT_FAILED;
+				snprintf(e.error, sizeof(e.error), "%.255s", why.msg);
+				sb_subm_append(w, &e, subm, NULL);
+			}
 			sig = sb_proc_resume_interrupts(&saved);
 			if (*interrupted == 0)
 				*interrupted = sig;
