@@ -1,5 +1,7 @@
 /* sbctl submit SPEC [--root DIR] [--dry-run] [--json] (docs/sbctl-submit.md) */
 #include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,8 @@ static void print_json(FILE *out, const struct sb_submit_result *r)
 		sb_json_str(&j, r->jobs[i].array);
 		sb_json_key(&j, "recovered");
 		sb_json_bool(&j, r->jobs[i].recovered);
+		sb_json_key(&j, "submitted_now");
+		sb_json_bool(&j, r->jobs[i].submitted_now);
 		sb_json_key(&j, "children");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < r->jobs[i].n; k++)
@@ -69,25 +73,69 @@ static void print_json(FILE *out, const struct sb_submit_result *r)
 	sb_json_arr_end(&j);
 	sb_json_key(&j, "chunks");
 	sb_json_uint(&j, r->nchunks);
+	sb_json_key(&j, "duplicates");
+	sb_json_arr_begin(&j);
+	for (i = 0; i < r->ndups; i++) {
+		sb_json_obj_begin(&j);
+		sb_json_key(&j, "attempt");
+		sb_json_int(&j, r->dups[i].attempt);
+		sb_json_key(&j, "chunk");
+		sb_json_int(&j, r->dups[i].chunk);
+		sb_json_key(&j, "job_ids");
+		sb_json_arr_begin(&j);
+		for (k = 0; k < r->dups[i].n; k++)
+			sb_json_str(&j, r->dups[i].job_ids[k]);
+		sb_json_arr_end(&j);
+		sb_json_obj_end(&j);
+	}
+	sb_json_arr_end(&j);
 	sb_json_obj_end(&j);
 	fputc('\n', out);
 }
 
 static void print_human(FILE *out, const struct sb_submit_result *r)
 {
-	size_t i;
+	size_t i, now = 0;
 
+	for (i = 0; i < r->njobs; i++)
+		now += r->jobs[i].submitted_now;
 	if (r->already_submitted)
-		fprintf(out, "%s (%.12s) was already submitted: nothing submitted\n", r->name, r->digest);
+		fprintf(out, "%s (%.12s) was already submitted%s: nothing submitted\n", r->name, r->digest,
+			r->waited ? " (by the sbctl this one waited for)" : "");
+	else if (now == r->njobs)
+		fprintf(out, "submitted %s (%.12s): %zu job array%s\n", r->name, r->digest, now,
+			now == 1 ? "" : "s");
 	else
-		fprintf(out, "submitted %s (%.12s): %zu job array%s\n", r->name, r->digest, r->njobs,
-			r->njobs == 1 ? "" : "s");
+		fprintf(out, "submitted %s (%.12s): %zu job array%s now, %zu before\n", r->name, r->digest,
+			now, now == 1 ? "" : "s", r->njobs - now);
 	for (i = 0; i < r->njobs; i++) {
-		fprintf(out, "  job %-10s array %-12s children ", r->jobs[i].job_id, r->jobs[i].array);
-		print_children(out, r->jobs[i].children, r->jobs[i].n);
-		fputs(r->jobs[i].recovered ? "  (found by name after an interrupted sbatch)\n" : "\n", out);
+		const struct sb_submit_job *j = &r->jobs[i];
+		fprintf(out, "  job %-10s array %-12s children ", j->job_id, j->array);
+		print_children(out, j->children, j->n);
+		fputs(j->recovered ? "  (found by name after an interrupted sbatch)\n"
+		      : !j->submitted_now && !r->already_submitted ? "  (submitted before)\n" : "\n", out);
 	}
 	fprintf(out, "directory %s\n", r->dir);
+}
+
+/* A warning on stderr for each chunk that has more than one job array. */
+static void warn_duplicates(const char *cmd, const struct sb_submit_result *r)
+{
+	for (size_t i = 0; i < r->ndups; i++) {
+		fprintf(stderr, "sbctl %s: warning: chunk %" PRId64 " of attempt %" PRId64 " was submitted "
+			"%zu times, as jobs", cmd, r->dups[i].chunk, r->dups[i].attempt, r->dups[i].n);
+		for (size_t k = 0; k < r->dups[i].n; k++)
+			fprintf(stderr, " %s", r->dups[i].job_ids[k]);
+		fputs(": each array runs the chunk's children (see 'sbctl status')\n", stderr);
+	}
+}
+
+/* After a failed submit or rerun: how much is submitted, how to go on. */
+static void explain_failure(const char *cmd, const char *again, const struct sb_submit_result *r)
+{
+	if (r->interrupted || (r->njobs > 0 && r->njobs < r->nchunks))
+		fprintf(stderr, "sbctl %s: %s%zu of %zu job arrays are submitted; run '%s' again to "
+			"continue\n", cmd, r->interrupted ? "interrupted: " : "", r->njobs, r->nchunks, again);
 }
 
 int cmd_submit(int argc, char **argv)
@@ -126,16 +174,18 @@ int cmd_submit(int argc, char **argv)
 	o.spec_path = argv[optind];
 	rc = sb_submit(&o, &res, &usage_error, &err);
 	if (rc < 0) {
+		char again[PATH_MAX + 16];
 		fprintf(stderr, "sbctl submit: %s\n", err.msg);
-		if (res.njobs > 0 && res.njobs < res.nchunks)
-			fprintf(stderr, "sbctl submit: %zu of %zu job arrays are submitted; run 'sbctl "
-				"submit %s' again to continue\n", res.njobs, res.nchunks, o.spec_path);
+		warn_duplicates("submit", &res);
+		snprintf(again, sizeof(again), "sbctl submit %s", o.spec_path);
+		explain_failure("submit", again, &res);
 		if (res.dir && json)
 			print_json(stdout, &res);
 		sb_submit_result_release(&res);
 		return usage_error ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
 	if (!o.dry_run) {
+		warn_duplicates("submit", &res);
 		if (json)
 			print_json(stdout, &res);
 		else
@@ -217,11 +267,11 @@ int cmd_rerun(int argc, char **argv)
 	rc = sb_rerun(st.bench, children, n, dry, stdout, &res, &resumed, &err);
 	if (rc < 0) {
 		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
-		if (res.njobs > 0 && res.njobs < res.nchunks)
-			fprintf(stderr, "sbctl rerun: %zu of %zu job arrays are submitted; run 'sbctl rerun' "
-				"again to continue\n", res.njobs, res.nchunks);
+		warn_duplicates("rerun", &res);
+		explain_failure("rerun", "sbctl rerun", &res);
 		rc = SB_EXIT_RUNTIME;
 	} else if (!dry) {
+		warn_duplicates("rerun", &res);
 		if (resumed && !json)
 			printf("an interrupted submission (attempt %s) was resumed first; run 'sbctl rerun' "
 			       "again for the children chosen now\n", res.njobs ? "below" : "?");

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,12 +54,19 @@ static int capture_read(struct capture *c)
 	return 1;
 }
 
-/* The child side of the fork: wire the pipes and exec; never returns. */
-static void exec_child(char *const argv[], int out_fd, int err_fd, int report_fd)
+/* The child side of the fork: its own process group, dies with sbctl, the
+ * pipes wired; exec; never returns. */
+static void exec_child(char *const argv[], pid_t parent, int out_fd, int err_fd, int report_fd)
 {
 	int devnull = open("/dev/null", O_RDONLY);
 	sigset_t none;
 
+	setpgid(0, 0);
+	/* sbctl killed (even by SIGKILL) takes the program with it, so that an
+	 * sbatch cannot submit after the sbctl that would record its job id is
+	 * gone; getppid() catches a parent that died before the prctl */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
@@ -75,13 +83,128 @@ static void exec_child(char *const argv[], int out_fd, int err_fd, int report_fd
 	_exit(127);
 }
 
-int sb_proc_run(char *const argv[], size_t max_output, int timeout_ms,
-		struct sb_proc_result *res, struct sb_error *err)
+void sb_proc_interrupts(sigset_t *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa;
+		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(set, sigs[i]);
+	}
+}
+
+void sb_proc_defer_interrupts(sigset_t *saved)
+{
+	sigset_t set;
+
+	sb_proc_interrupts(&set);
+	sigprocmask(SIG_BLOCK, &set, saved);
+}
+
+/* An interrupt signal that is pending (blocked), taken; or 0. */
+static int take_interrupt(void)
+{
+	static const struct timespec zero = { 0, 0 };
+	sigset_t set;
+	int sig;
+
+	sb_proc_interrupts(&set);
+	while ((sig = sigtimedwait(&set, NULL, &zero)) < 0 && errno == EINTR)
+		;
+	return sig > 0 ? sig : 0;
+}
+
+int sb_proc_resume_interrupts(const sigset_t *saved)
+{
+	int sig = take_interrupt(), more;
+
+	while ((more = take_interrupt()) > 0) /* one of each kind can be pending */
+		;
+	sigprocmask(SIG_SETMASK, saved, NULL);
+	return sig;
+}
+
+/* 1 once the child has exited; it stays a zombie (WNOWAIT) so that its pid,
+ * which is also its process group id, cannot be reused before the group is
+ * killed. */
+static int child_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;
+	return si.si_pid == pid;
+}
+
+static int64_t min_ms(int64_t a, int64_t b)
+{
+	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+}
+
+/* Reads the program's output until it is over (see sb_proc_run_opts) and
+ * kills it on time; returns when the pipes may be closed. */
+static void supervise(pid_t pid, struct capture cap[2], const struct sb_proc_opts *o,
+		      struct sb_proc_result *res)
+{
+	int64_t start = now_ms(), deadline = o->timeout_ms > 0 ? start + o->timeout_ms : 0;
+	int64_t kill_at = 0, exited_at = 0;
+
+	for (;;) {
+		struct pollfd pfd[2];
+		int64_t now = now_ms(), next;
+		int i, sig;
+
+		if (!exited_at && child_exited(pid))
+			exited_at = now;
+		if (exited_at && ((cap[0].fd < 0 && cap[1].fd < 0) || now >= exited_at + SB_PROC_GRACE_MS))
+			return;
+		while (o->interrupt_wait_ms > 0 && (sig = take_interrupt()) > 0) {
+			if (res->interrupted == 0) {
+				res->interrupted = sig;
+				deadline = min_ms(deadline, now + o->interrupt_wait_ms);
+			} else if (!exited_at) {
+				kill(-pid, SIGKILL); /* interrupted twice: now */
+				kill(pid, SIGKILL);
+			}
+		}
+		if (!exited_at && deadline && now >= deadline && !kill_at) {
+			kill(-pid, SIGTERM);
+			kill(pid, SIGTERM);
+			res->timed_out = 1;
+			kill_at = now + SB_PROC_KILL_AFTER_MS;
+		} else if (!exited_at && kill_at && now >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			kill_at = now + 50; /* again, until it is gone */
+		}
+		/* wake up for the next event; at least every 50 ms to notice the
+		 * program's exit while a descendant keeps the pipes open */
+		next = exited_at ? exited_at + SB_PROC_GRACE_MS : now + 50;
+		if (!exited_at && !kill_at && deadline && deadline < next)
+			next = deadline;
+		if (!exited_at && kill_at && kill_at < next)
+			next = kill_at;
+		for (i = 0; i < 2; i++)
+			pfd[i] = (struct pollfd){ .fd = cap[i].fd, .events = POLLIN };
+		if (poll(pfd, 2, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR)
+			return;
+		for (i = 0; i < 2; i++)
+			if (cap[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				capture_read(&cap[i]);
+	}
+}
+
+int sb_proc_run_opts(char *const argv[], const struct sb_proc_opts *o,
+		     struct sb_proc_result *res, struct sb_error *err)
 {
 	int out_pipe[2], err_pipe[2], rep_pipe[2], exec_errno = 0;
 	struct capture cap[2];
-	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0, kill_at = 0;
-	pid_t pid;
+	pid_t pid, self = getpid();
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
@@ -98,16 +221,28 @@ int sb_proc_run(char *const argv[], size_t max_output, int timeout_ms,
 		close(err_pipe[0]); close(err_pipe[1]);
 		return sb_errorf(err, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
 	}
-	pid = fork();
+	cap[0] = (struct capture){ .fd = out_pipe[0], .max = o->max_output };
+	cap[1] = (struct capture){ .fd = err_pipe[0], .max = o->max_output };
+	cap[0].buf = malloc(o->max_output + 1);
+	cap[1].buf = malloc(o->max_output + 1);
+	pid = cap[0].buf && cap[1].buf ? fork() : -1;
 	if (pid < 0) {
 		int e = errno;
 		close(out_pipe[0]); close(out_pipe[1]);
 		close(err_pipe[0]); close(err_pipe[1]);
 		close(rep_pipe[0]); close(rep_pipe[1]);
+		if (cap[0].buf == NULL || cap[1].buf == NULL) {
+			free(cap[0].buf);
+			free(cap[1].buf);
+			return sb_errorf(err, "cannot run '%s': out of memory", argv[0]);
+		}
+		free(cap[0].buf);
+		free(cap[1].buf);
 		return sb_errorf(err, "cannot run '%s': fork: %s", argv[0], strerror(e));
 	}
 	if (pid == 0)
-		exec_child(argv, out_pipe[1], err_pipe[1], rep_pipe[1]);
+		exec_child(argv, self, out_pipe[1], err_pipe[1], rep_pipe[1]);
+	setpgid(pid, pid); /* also here: no window where the group does not exist */
 	close(out_pipe[1]);
 	close(err_pipe[1]);
 	close(rep_pipe[1]);
@@ -115,48 +250,13 @@ int sb_proc_run(char *const argv[], size_t max_output, int timeout_ms,
 		;
 	close(rep_pipe[0]);
 
-	cap[0] = (struct capture){ .fd = out_pipe[0], .max = max_output };
-	cap[1] = (struct capture){ .fd = err_pipe[0], .max = max_output };
-	cap[0].buf = malloc(max_output + 1);
-	cap[1].buf = malloc(max_output + 1);
-	if (cap[0].buf == NULL || cap[1].buf == NULL) {
-		kill(pid, SIGKILL);
-		close(out_pipe[0]);
-		close(err_pipe[0]);
-		while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
-			;
-		free(cap[0].buf);
-		free(cap[1].buf);
-		return sb_errorf(err, "cannot run '%s': out of memory", argv[0]);
-	}
-	while (cap[0].fd >= 0 || cap[1].fd >= 0) {
-		struct pollfd pfd[2];
-		int i, wait_ms = -1;
-
-		for (i = 0; i < 2; i++)
-			pfd[i] = (struct pollfd){ .fd = cap[i].fd, .events = POLLIN };
-		if (deadline) {
-			int64_t left = (kill_at ? kill_at : deadline) - now_ms();
-			wait_ms = left > 0 ? (int)left : 0;
-		}
-		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
-			break;
-		for (i = 0; i < 2; i++)
-			if (cap[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				capture_read(&cap[i]);
-		if (deadline && now_ms() >= deadline && !kill_at) {
-			kill(pid, SIGTERM);
-			res->timed_out = 1;
-			kill_at = now_ms() + 1000;
-		} else if (kill_at && now_ms() >= kill_at) {
-			kill(pid, SIGKILL);
-			kill_at = 0;
-			deadline = 0;
-		}
-	}
+	supervise(pid, cap, o, res);
 	for (int i = 0; i < 2; i++)
 		if (cap[i].fd >= 0)
 			close(cap[i].fd);
+	kill(-pid, SIGKILL); /* what is left of the group; pid is not reaped yet */
+	if (!child_exited(pid))
+		kill(pid, SIGKILL);
 	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
 		;
 	if (n == (ssize_t)sizeof(exec_errno)) {
@@ -177,6 +277,14 @@ int sb_proc_run(char *const argv[], size_t max_output, int timeout_ms,
 	res->err[res->err_len] = '\0';
 	res->truncated = cap[0].truncated || cap[1].truncated;
 	return 0;
+}
+
+int sb_proc_run(char *const argv[], size_t max_output, int timeout_ms,
+		struct sb_proc_result *res, struct sb_error *err)
+{
+	struct sb_proc_opts o = { .max_output = max_output, .timeout_ms = timeout_ms };
+
+	return sb_proc_run_opts(argv, &o, res, err);
 }
 
 void sb_proc_result_release(struct sb_proc_result *res)

@@ -94,10 +94,28 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
 	return 1;
 }
 
+static int cmp_int(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* A total order on the records' contents: time first, then every field,
+ * so that the order never depends on the order of the files in the
+ * directory, on their names or on qsort's instability (records equal in
+ * every field are interchangeable). */
 static int by_time(const void *a, const void *b)
 {
 	const struct sb_subm_entry *x = a, *y = b;
-	return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+	int c;
+
+	if ((c = cmp_int(x->time_ns, y->time_ns)) || (c = cmp_int(x->type, y->type)) ||
+	    (c = cmp_int(x->attempt, y->attempt)) || (c = cmp_int(x->chunk, y->chunk)) ||
+	    (c = cmp_int(x->child, y->child)) || (c = strcmp(x->job_id, y->job_id)) ||
+	    (c = strcmp(x->job_name, y->job_name)) || (c = strcmp(x->state, y->state)) ||
+	    (c = cmp_int(x->exit_code, y->exit_code)) || (c = cmp_int(x->signal, y->signal)) ||
+	    (c = cmp_int(x->end, y->end)) || (c = cmp_int(x->recovered, y->recovered)))
+		return c;
+	return strcmp(x->error, y->error);
 }
 
 static int by_name(const void *a, const void *b)
@@ -211,6 +229,104 @@ const struct sb_subm_entry *sb_subm_find(const struct sb_subm *s, enum sb_subm_t
 		if (s->v[i].type == type && s->v[i].attempt == attempt && s->v[i].chunk == chunk)
 			return &s->v[i];
 	return NULL;
+}
+
+/* Job ids in numeric order (digits: shorter is smaller), else bytes. */
+static int by_job_id(const void *a, const void *b)
+{
+	const char *x = a, *y = b;
+	size_t lx = strlen(x), ly = strlen(y);
+
+	if (lx != ly && strspn(x, "0123456789") == lx && strspn(y, "0123456789") == ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static int by_attempt_chunk(const void *a, const void *b)
+{
+	const struct sb_subm_dup *x = a, *y = b;
+	int c = cmp_int(x->attempt, y->attempt);
+
+	return c ? c : cmp_int(x->chunk, y->chunk);
+}
+
+/* The dup of (attempt, chunk) in d[0..n), or NULL. */
+static struct sb_subm_dup *dup_of(struct sb_subm_dup *d, size_t n, int64_t attempt, int64_t chunk)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i].attempt == attempt && d[i].chunk == chunk)
+			return &d[i];
+	return NULL;
+}
+
+static int dup_add_id(struct sb_subm_dup *d, const char *job_id, struct sb_error *err)
+{
+	char (*v)[64];
+
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->job_ids[i], job_id))
+			return 0;
+	v = realloc(d->job_ids, (d->n + 1) * sizeof(*v));
+	if (v == NULL)
+		return sb_errorf(err, "out of memory");
+	d->job_ids = v;
+	snprintf(d->job_ids[d->n++], sizeof(*v), "%s", job_id);
+	return 0;
+}
+
+int sb_subm_duplicates(const struct sb_subm *s, struct sb_subm_dup **out, size_t *nout,
+		       struct sb_error *err)
+{
+	struct sb_subm_dup *d = NULL, *x;
+	size_t n = 0, keep = 0, i;
+
+	*out = NULL;
+	*nout = 0;
+	for (i = 0; i < s->n; i++) {
+		const struct sb_subm_entry *e = &s->v[i];
+		if (e->type != SB_SUBM_SUBMITTED || e->job_id[0] == '\0')
+			continue;
+		if ((x = dup_of(d, n, e->attempt, e->chunk)) == NULL) {
+			x = realloc(d, (n + 1) * sizeof(*d));
+			if (x == NULL)
+				goto oom;
+			d = x;
+			x = &d[n++];
+			*x = (struct sb_subm_dup){ .attempt = e->attempt, .chunk = e->chunk };
+		}
+		if (dup_add_id(x, e->job_id, err) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		if (d[i].n < 2) {
+			free(d[i].job_ids);
+			continue;
+		}
+		qsort(d[i].job_ids, d[i].n, sizeof(*d[i].job_ids), by_job_id);
+		d[keep++] = d[i];
+	}
+	if (keep == 0) {
+		free(d);
+		return 0;
+	}
+	qsort(d, keep, sizeof(*d), by_attempt_chunk);
+	*out = d;
+	*nout = keep;
+	return 0;
+oom:
+	sb_errorf(err, "out of memory");
+fail:
+	sb_subm_dups_release(d, n);
+	return -1;
+}
+
+void sb_subm_dups_release(struct sb_subm_dup *d, size_t n)
+{
+	if (d == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(d[i].job_ids);
+	free(d);
 }
 
 /* ---- writing ----------------------------------------------------------- */

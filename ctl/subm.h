@@ -44,15 +44,44 @@ struct sb_subm {
 
 /* Reads and verifies every log in b's submissions/.  A log that does not
  * verify (other than a torn tail: an sbctl that died while writing) is an
- * error: sbctl will not act on records it cannot trust. */
+ * error: sbctl will not act on records it cannot trust.
+ *
+ * The records come in one deterministic order, by time, then by every
+ * field of the record: it depends on the records only, never on the order
+ * of the files in the directory or on their names (a log copied under
+ * another name adds records equal to its own, which changes nothing that
+ * sb_subm_find or sb_subm_duplicates return). */
 int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
 		 struct sb_error *err);
 
 void sb_subm_release(struct sb_subm *s);
 
-/* The latest entry of a type for (attempt, chunk), or NULL. */
+/* The latest entry of a type for (attempt, chunk) in the order above (so
+ * the same whatever the directory order), or NULL.  Entries appended with
+ * sb_subm_append count as the latest. */
 const struct sb_subm_entry *sb_subm_find(const struct sb_subm *s, enum sb_subm_type type,
 					 int64_t attempt, int64_t chunk);
+
+/* A chunk submitted more than once: two or more different job ids recorded
+ * `submitted` for the same (attempt, chunk).  However it came about (an
+ * sbatch that went on after its sbctl died, a lost submissions log, a
+ * broken lock), both arrays run the chunk's children. */
+struct sb_subm_dup {
+	int64_t attempt;
+	int64_t chunk;
+	char (*job_ids)[64];     /* the distinct job ids, in numeric order */
+	size_t n;                /* >= 2 */
+};
+
+/* Lists the duplicated chunks of s: *out gets a malloc'd array of *n
+ * entries (NULL and 0 when there is none), sorted by attempt then chunk,
+ * each with its job ids in numeric order; the result is a function of the
+ * records only, never of the directory order.  The caller frees it with
+ * sb_subm_dups_release.  Returns 0, or -1 (out of memory) with nothing
+ * allocated. */
+int sb_subm_duplicates(const struct sb_subm *s, struct sb_subm_dup **out, size_t *n,
+		       struct sb_error *err);
+void sb_subm_dups_release(struct sb_subm_dup *d, size_t n);
 
 /* A writer that creates submissions/<time>-<host>-<pid>.log at its first
  * record (so a run that records nothing leaves no file). */

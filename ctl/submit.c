@@ -1,6 +1,8 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,57 +52,121 @@ static int parse_job_id(const char *out, char *job_id, size_t size)
 	return 0;
 }
 
-/* Looks for a job by name: 1 and job_id (the array job id) when found, 0 when
- * the scheduler knows none, -1 when it cannot tell. */
-static int find_job_by_name(const char *name, int64_t since_ns, char *job_id, size_t size,
-			    struct sb_error *err)
+/* A job id from a line of squeue %F or sacct JobID: "123", "123_4",
+ * "123_[0-3]" -> "123"; 0 when the line names no job. */
+static int line_job_id(const char *line, char *job_id, size_t size)
 {
-	char opt_name[128], opt_start[64], when[32];
+	size_t n = strspn(line, "0123456789");
+
+	if (n == 0 || n >= size || (line[n] != '\0' && line[n] != '\n' && line[n] != '_' &&
+				    line[n] != ';' && line[n] != '+'))
+		return 0;
+	memcpy(job_id, line, n);
+	job_id[n] = '\0';
+	return 1;
+}
+
+/* Keeps in best the lowest job id named in text (one per line): when a
+ * chunk was submitted twice, the first array is the one to record. */
+static void lowest_job_id(const char *text, char *best, size_t size)
+{
+	char id[64];
+
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (!line_job_id(p, id, sizeof(id)) || strlen(id) >= size)
+			continue;
+		if (best[0] == '\0' || strlen(id) < strlen(best) ||
+		    (strlen(id) == strlen(best) && strcmp(id, best) < 0))
+			snprintf(best, size, "%s", id);
+	}
+}
+
+/* One program of the lookup; 1 when it answered (exit 0). */
+static int ask(char *const argv[], char *best, size_t size)
+{
 	struct sb_proc_result r;
-	time_t since = (time_t)(since_ns / 1000000000) - 86400;
-	struct tm tm;
 	int answered = 0;
 
-	snprintf(opt_name, sizeof(opt_name), "--name=%s", name);
-	{
-		char *argv[] = { "squeue", "-h", opt_name, "-o", "%F", NULL };
-		if (sb_proc_run(argv, 1 << 16, QUERY_TIMEOUT_MS, &r, err) == 0) {
-			if (r.exit_code == 0) {
-				answered = 1;
-				if (parse_job_id(r.out, job_id, size) == 0) {
-					sb_proc_result_release(&r);
-					return 1;
-				}
-			}
-			sb_proc_result_release(&r);
+	if (sb_proc_run(argv, 1 << 20, QUERY_TIMEOUT_MS, &r, NULL) == 0) {
+		if (r.exit_code == 0 && !r.truncated) {
+			answered = 1;
+			lowest_job_id(r.out, best, size);
 		}
+		sb_proc_result_release(&r);
 	}
-	localtime_r(&since, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(opt_start, sizeof(opt_start), "%s", when);
-	{
-		char *argv[] = { "sacct", "-n", "-X", "-P", opt_name, "-S", opt_start,
-				 "--format=JobID", NULL };
-		if (sb_proc_run(argv, 1 << 20, QUERY_TIMEOUT_MS, &r, err) == 0) {
-			if (r.exit_code == 0) {
-				answered = 1;
-				r.out[strcspn(r.out, "_\n")] = '\0'; /* "123_4" -> "123" */
-				if (parse_job_id(r.out, job_id, size) == 0) {
-					sb_proc_result_release(&r);
-					return 1;
-				}
-			}
-			sb_proc_result_release(&r);
-		}
+	return answered;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The lookup window: SB_LOOKUP_WINDOW seconds (a decimal), default
+ * SB_LOOKUP_WINDOW_DEFAULT_S. */
+static int lookup_window_ms(int *ms, struct sb_error *err)
+{
+	const char *env = getenv("SB_LOOKUP_WINDOW");
+	char *end;
+	double v;
+
+	*ms = SB_LOOKUP_WINDOW_DEFAULT_S * 1000;
+	if (env == NULL || *env == '\0')
+		return 0;
+	errno = 0;
+	v = strtod(env, &end);
+	if (errno || *end || end == env || !(v >= 0 && v <= 3600))
+		return sb_errorf(err, "SB_LOOKUP_WINDOW '%s' is not a number of seconds from 0 to 3600", env);
+	*ms = (int)(v * 1000);
+	return 0;
+}
+
+/* Looks for the job of an sbatch whose outcome is unknown, by its name:
+ * squeue (every state still in the queue) and sacct (-S a day before the
+ * intent, in local time as sacct reads it: a day covers any time zone and
+ * clock skew), asked again every half second until window_ms has passed,
+ * so that a job whose submission was still in flight, or whose accounting
+ * record lags, is found.  1 and job_id (the lowest array job id by that
+ * name) when found, 0 when the scheduler knows none, -1 when neither
+ * squeue nor sacct ever answered (so nothing may be submitted). */
+static int find_job_by_name(const char *name, int64_t intent_ns, int window_ms, char *job_id,
+			    size_t size, struct sb_error *err)
+{
+	char opt_name[128], opt_start[32] = "2000-01-01T00:00:00";
+	time_t since = (time_t)(intent_ns / 1000000000) - 86400;
+	int64_t until = monotonic_ms() + window_ms;
+	int squeue_ok = 0, sacct_ok = 0;
+	struct tm tm;
+
+	if (snprintf(opt_name, sizeof(opt_name), "--name=%s", name) >= (int)sizeof(opt_name))
+		return sb_errorf(err, "job name '%s' is too long", name);
+	if (intent_ns > 0 && localtime_r(&since, &tm) != NULL)
+		strftime(opt_start, sizeof(opt_start), "%Y-%m-%dT%H:%M:%S", &tm);
+	job_id[0] = '\0';
+	for (;;) {
+		char *squeue[] = { "squeue", "-h", "-t", "all", opt_name, "-o", "%F", NULL };
+		char *sacct[] = { "sacct", "-n", "-X", "-P", opt_name, "-S", opt_start,
+				  "--format=JobID", NULL };
+
+		squeue_ok |= ask(squeue, job_id, size);
+		sacct_ok |= ask(sacct, job_id, size);
+		if (job_id[0])
+			return 1;
+		if (monotonic_ms() >= until)
+			break;
+		usleep(500000);
 	}
-	if (!answered)
+	if (!squeue_ok && !sacct_ok)
 		return sb_errorf(err, "neither squeue nor sacct answered, so whether job '%s' was "
-				 "submitted cannot be told", name);
+				 "submitted cannot be told; nothing was submitted for it", name);
 	return 0;
 }
 
 static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, const char *job_id,
-		   bool recovered, struct sb_error *err)
+		   bool recovered, bool now, struct sb_error *err)
 {
 	struct sb_submit_job *j = &res->jobs[res->njobs];
 
@@ -108,6 +174,7 @@ static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, cons
 	snprintf(j->job_id, sizeof(j->job_id), "%s", job_id);
 	snprintf(j->array, sizeof(j->array), "%s", ch->array);
 	j->recovered = recovered;
+	j->submitted_now = now;
 	j->children = malloc(ch->n * sizeof(*j->children));
 	if (j->children == NULL)
 		return sb_errorf(err, "out of memory");
@@ -117,32 +184,149 @@ static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, cons
 	return 0;
 }
 
-/* Runs sbatch for one chunk; 0 and job_id on success, -1 with Slurm's
- * message otherwise. */
-static int run_sbatch(const struct sb_bench *b, const struct sb_chunk *ch, const char *dep,
-		      char *job_id, size_t size, struct sb_error *err)
+enum sbatch_outcome {
+	SBATCH_SUBMITTED,  /* job_id set */
+	SBATCH_REFUSED,    /* sbatch exited non-zero by itself: it said no */
+	SBATCH_UNKNOWN,    /* killed, timed out or garbled: maybe submitted */
+};
+
+/* Runs sbatch for one chunk (interrupt signals deferred by the caller: one
+ * that arrives lets sbatch finish, within SB_SUBMIT_INTERRUPT_WAIT_MS, and
+ * is reported in *interrupted).  err gets Slurm's message unless
+ * submitted. */
+static enum sbatch_outcome run_sbatch(const struct sb_bench *b, const struct sb_chunk *ch,
+				      const char *dep, char *job_id, size_t size, int *interrupted,
+				      struct sb_error *err)
 {
+	struct sb_proc_opts o = { .max_output = 1 << 16, .timeout_ms = SBATCH_TIMEOUT_MS,
+				  .interrupt_wait_ms = SB_SUBMIT_INTERRUPT_WAIT_MS };
 	char **argv = sb_jobs_sbatch_argv(b, ch, dep, err);
+	enum sbatch_outcome out = SBATCH_SUBMITTED;
 	struct sb_proc_result r;
 	char line[512];
 	int rc;
 
+	*interrupted = 0;
 	if (argv == NULL)
-		return -1;
-	rc = sb_proc_run(argv, 1 << 16, SBATCH_TIMEOUT_MS, &r, err);
+		return SBATCH_REFUSED;
+	rc = sb_proc_run_opts(argv, &o, &r, err);
 	sb_jobs_argv_free(argv);
 	if (rc < 0)
-		return -1;
-	if (r.exit_code != 0) {
+		return SBATCH_REFUSED; /* not started */
+	*interrupted = r.interrupted;
+	if (r.timed_out) {
+		sb_errorf(err, "sbatch did not answer within %d s", (r.interrupted ? SB_SUBMIT_INTERRUPT_WAIT_MS
+				: SBATCH_TIMEOUT_MS) / 1000);
+		out = SBATCH_UNKNOWN;
+	} else if (r.term_signal) {
+		sb_errorf(err, "sbatch was killed by signal %d", r.term_signal);
+		out = SBATCH_UNKNOWN;
+	} else if (r.exit_code != 0) {
 		first_line(r.err_len ? r.err : r.out, line, sizeof(line));
-		rc = sb_errorf(err, "%s", r.timed_out ? "sbatch did not answer within 120 s"
-			       : line[0] ? line : "sbatch failed without a message");
+		sb_errorf(err, "%s", line[0] ? line : "sbatch failed without a message");
+		out = SBATCH_REFUSED;
 	} else if (parse_job_id(r.out, job_id, size) < 0) {
 		first_line(r.out, line, sizeof(line));
-		rc = sb_errorf(err, "sbatch printed '%s', not a job id", line);
+		sb_errorf(err, "sbatch printed '%s', not a job id", line);
+		out = SBATCH_UNKNOWN;
 	}
 	sb_proc_result_release(&r);
-	return rc;
+	return out;
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* One chunk with no submitted record yet: resolves an earlier intent, or
+ * records an intent, runs sbatch and records its outcome, interrupt
+ * signals deferred throughout so that the outcome is on disk before
+ * sbctl stops.  0 with *job_id set (*now: submitted by this call), or -1;
+ * *interrupted gets an interrupt signal that arrived. */
+static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_t k, size_t nchunks,
+		      const char *dep, const struct sb_subm_entry *intent, int window_ms,
+		      struct sb_subm_writer *w, struct sb_subm *subm, char *job_id, size_t size,
+		      bool *recovered, bool *now, int *interrupted, struct sb_error *err)
+{
+	struct sb_subm_entry e;
+	struct sb_error why = { 0 };
+	enum sbatch_outcome out;
+	struct timespec ts;
+	sigset_t saved;
+	int found, sig;
+
+	*recovered = *now = false;
+	memset(&e, 0, sizeof(e));
+	e.attempt = ch->attempt;
+	e.chunk = (int64_t)k;
+	e.child = e.end = -1;
+	e.exit_code = e.signal = -1;
+	snprintf(e.job_name, sizeof(e.job_name), "%s", ch->name);
+	if (intent) {
+		/* an earlier sbatch whose outcome is unknown: look for its job
+		 * long enough for a submission in flight or a lagging sacct */
+		found = find_job_by_name(ch->name, intent->time_ns, window_ms, job_id, size, err);
+		if (found < 0)
+			return -1;
+		if (found) {
+			e.type = SB_SUBM_SUBMITTED;
+			e.recovered = *recovered = true;
+			snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
+			return sb_subm_append(w, &e, subm, err);
+		}
+	}
+	sb_proc_defer_interrupts(&saved);
+	e.type = SB_SUBM_INTENT;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (sb_subm_append(w, &e, subm, err) < 0) {
+		*interrupted = sb_proc_resume_interrupts(&saved);
+		return -1;
+	}
+	out = run_sbatch(b, ch, dep, job_id, size, interrupted, &why);
+	if (out == SBATCH_UNKNOWN && *interrupted) {
+		/* sbctl was asked to stop and sbatch did not end in time: leave
+		 * the intent unresolved, the next submit looks the job up */
+		sig = sb_proc_resume_interrupts(&saved);
+		return sb_errorf(err, "interrupted (%s) while sbatch ran for chunk %zu of %zu ('%s'): %s; "
+				 "whether it was submitted is not known yet, the next submit looks it up",
+				 signal_name(*interrupted ? *interrupted : sig), k + 1, nchunks, ch->name,
+				 why.msg);
+	}
+	if (out != SBATCH_SUBMITTED) {
+		/* an unknown outcome until the scheduler says otherwise; an sbatch
+		 * that said no by itself needs one look, one killed or timed out
+		 * the whole window */
+		found = find_job_by_name(ch->name, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+					 out == SBATCH_REFUSED ? 0 : window_ms, job_id, size, NULL);
+		if (found != 1) {
+			/* not found: settled, a failure on record; the scheduler
+			 * silent: still unknown, the next submit looks again */
+			if (found == 0) {
+				e.type = SB_SUBM_SUBMIT_FAILED;
+				snprintf(e.error, sizeof(e.error), "%.255s", why.msg);
+				sb_subm_append(w, &e, subm, NULL);
+			}
+			sig = sb_proc_resume_interrupts(&saved);
+			if (*interrupted == 0)
+				*interrupted = sig;
+			return sb_errorf(err, "sbatch failed for chunk %zu of %zu ('%s'): %s", k + 1,
+					 nchunks, ch->name, why.msg);
+		}
+		e.recovered = *recovered = true;
+	}
+	e.type = SB_SUBM_SUBMITTED;
+	e.error[0] = '\0';
+	snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
+	*now = true;
+	if (sb_subm_append(w, &e, subm, err) < 0) {
+		sb_proc_resume_interrupts(&saved);
+		return -1;
+	}
+	sig = sb_proc_resume_interrupts(&saved);
+	if (*interrupted == 0)
+		*interrupted = sig;
+	return 0;
 }
 
 /* Submits every chunk not yet submitted, in order. */
@@ -155,9 +339,9 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 	char prev[64] = "";
 	bool throttled = sb_spec_slurm(b->spec)->array_throttle > 0, fresh = true;
 	size_t k;
-	int rc = 0;
+	int rc = 0, window_ms;
 
-	if (sb_bench_load_key(b, &key, err) < 0)
+	if (lookup_window_ms(&window_ms, err) < 0 || sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	if (sb_subm_read(b, &key, &subm, err) < 0) {
 		sb_key_cleanse(&key);
@@ -173,70 +357,33 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 		const struct sb_chunk *ch = &chunks->v[k];
 		const struct sb_subm_entry *done = sb_subm_find(&subm, SB_SUBM_SUBMITTED, ch->attempt, (int64_t)k);
 		const struct sb_subm_entry *intent = sb_subm_find(&subm, SB_SUBM_INTENT, ch->attempt, (int64_t)k);
-		struct sb_subm_entry e;
+		const struct sb_subm_entry *failed = sb_subm_find(&subm, SB_SUBM_SUBMIT_FAILED, ch->attempt, (int64_t)k);
 		char job_id[64];
-		int found;
+		bool recovered, now;
 
 		if (done) {
-			rc = add_job(res, ch, done->job_id, done->recovered, err);
+			rc = add_job(res, ch, done->job_id, done->recovered, false, err);
 			snprintf(prev, sizeof(prev), "%s", done->job_id);
 			continue;
 		}
-		fresh = false;
-		memset(&e, 0, sizeof(e));
-		e.attempt = ch->attempt;
-		e.chunk = (int64_t)k;
-		e.child = e.end = -1;
-		e.exit_code = e.signal = -1;
-		snprintf(e.job_name, sizeof(e.job_name), "%s", ch->name);
-		if (intent) {
-			/* an earlier sbatch whose outcome is unknown: look for its job */
-			found = find_job_by_name(ch->name, intent->time_ns, job_id, sizeof(job_id), err);
-			if (found < 0) {
-				rc = -1;
-				break;
-			}
-			if (found) {
-				e.type = SB_SUBM_SUBMITTED;
-				e.recovered = true;
-				snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
-				rc = sb_subm_append(w, &e, &subm, err);
-				if (rc == 0)
-					rc = add_job(res, ch, job_id, true, err);
-				snprintf(prev, sizeof(prev), "%s", job_id);
-				continue;
-			}
-		}
-		e.type = SB_SUBM_INTENT;
-		if (sb_subm_append(w, &e, &subm, err) < 0) {
-			rc = -1;
+		if (res->interrupted) {
+			rc = sb_errorf(err, "interrupted (%s) after chunk %zu of %zu", signal_name(res->interrupted),
+				       k, chunks->n);
 			break;
 		}
-		if (run_sbatch(b, ch, throttled && prev[0] ? prev : NULL, job_id, sizeof(job_id), err) < 0) {
-			struct sb_error why = *err;
-			/* an unknown outcome until the scheduler says otherwise */
-			found = find_job_by_name(ch->name, intent ? intent->time_ns : 0, job_id,
-						 sizeof(job_id), NULL);
-			if (found != 1) {
-				e.type = SB_SUBM_SUBMIT_FAILED;
-				snprintf(e.error, sizeof(e.error), "%.255s", why.msg);
-				sb_subm_append(w, &e, &subm, NULL);
-				sb_errorf(err, "sbatch failed for chunk %zu of %zu ('%s'): %s", k + 1,
-					  chunks->n, ch->name, why.msg);
-				rc = -1;
-				break;
-			}
-			e.recovered = true;
-		}
-		e.type = SB_SUBM_SUBMITTED;
-		e.error[0] = '\0';
-		snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
-		rc = sb_subm_append(w, &e, &subm, err);
+		fresh = false;
+		/* an intent whose sbatch said no, or whose job the window did not
+		 * find, is settled: one look is enough */
+		rc = submit_one(b, ch, k, chunks->n, throttled && prev[0] ? prev : NULL, intent,
+				failed && intent && failed->time_ns >= intent->time_ns ? 0 : window_ms,
+				w, &subm, job_id, sizeof(job_id), &recovered, &now, &res->interrupted, err);
 		if (rc == 0)
-			rc = add_job(res, ch, job_id, e.recovered, err);
+			rc = add_job(res, ch, job_id, recovered, now, err);
 		snprintf(prev, sizeof(prev), "%s", job_id);
 	}
 	res->already_submitted = rc == 0 && fresh;
+	if (sb_subm_duplicates(&subm, &res->dups, &res->ndups, rc == 0 ? err : NULL) < 0)
+		rc = -1;
 	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
 		rc = -1;
 	sb_subm_release(&subm);
@@ -271,6 +418,46 @@ static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_c
 		sb_jobs_argv_free(argv);
 		free(script);
 	}
+}
+
+/* true when another process holds the lock of benchmark directory dir
+ * (F_GETLK takes nothing, so closing the fd releases nothing of ours);
+ * says so on warn. */
+static bool lock_is_held(const char *dir, FILE *warn)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path) ||
+	    (fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return false;
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	if (warn && fl.l_pid > 0)
+		fprintf(warn, "sbctl: another sbctl (pid %ld) is submitting this benchmark; "
+			"waiting for it to finish\n", (long)fl.l_pid);
+	else if (warn)
+		fprintf(warn, "sbctl: another sbctl is submitting this benchmark; waiting for it "
+			"to finish\n");
+	return true;
+}
+
+/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying on warn
+ * whom it waits for (*waited set) when another sbctl holds it; the fd, or
+ * -1. */
+static int lock_bench(const struct sb_bench *b, FILE *warn, bool *waited, struct sb_error *err)
+{
+	char path[PATH_MAX];
+
+	if (sb_bench_path(b, "lock", path, sizeof(path), err) < 0)
+		return -1;
+	if (!*waited)
+		*waited = lock_is_held(b->dir, warn);
+	return sb_fs_lock(path, err);
 }
 
 static int index_bench(const struct sb_bench *b, FILE *warn)
@@ -340,6 +527,11 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	} else {
 		struct sb_bench_new bn = { o->spec_path, source, len, plan, default_root(o->root),
 					   &cfg, &prov };
+		char *guess = sb_bench_dir_for(default_root(o->root), sb_spec_name(spec),
+					       sb_plan_benchmark_digest_hex(plan), NULL);
+		/* creating the directory takes the lock too: look before */
+		res->waited = guess && lock_is_held(guess, o->warn);
+		free(guess);
 		int made = sb_bench_create(&bn, &dir, &existed, err);
 		if (made == -2)
 			*usage_error = 1; /* a refused directory: an input error, as everywhere */
@@ -379,15 +571,15 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 		goto out;
 	}
 	{
-		char lockpath[PATH_MAX];
-		int lock;
-		if (sb_bench_path(b, "lock", lockpath, sizeof(lockpath), err) < 0 ||
-		    (lock = sb_fs_lock(lockpath, err)) < 0)
+		/* under the lock: a concurrent submit of the same benchmark waits,
+		 * then finds every chunk submitted (already_submitted, with the
+		 * other's job ids) or resumes what the other left */
+		int lock = lock_bench(b, o->warn, &res->waited, err);
+		if (lock < 0)
 			goto out;
 		rc = sb_jobs_write(b, &chunks, agent, err);
 		if (rc == 0)
 			rc = submit_chunks(b, &chunks, res, err);
-		res->already_submitted = res->already_submitted && existed;
 		close(lock);
 	}
 out:
@@ -411,6 +603,7 @@ void sb_submit_result_release(struct sb_submit_result *res)
 	for (i = 0; i < res->njobs; i++)
 		free(res->jobs[i].children);
 	free(res->jobs);
+	sb_subm_dups_release(res->dups, res->ndups);
 	free(res->dir);
 	free(res->name);
 	memset(res, 0, sizeof(*res));
@@ -454,14 +647,13 @@ int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run,
 {
 	int64_t throttle = sb_spec_slurm(b->spec)->array_throttle, last;
 	struct sb_chunks chunks = { 0 };
-	char lockpath[PATH_MAX], *agent;
+	char *agent;
 	int lock = -1, found, rc = -1;
 
 	*resumed = false;
 	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(err)) == NULL)
 		return -1;
-	if (!dry_run && (sb_bench_path(b, "lock", lockpath, sizeof(lockpath), err) < 0 ||
-			 (lock = sb_fs_lock(lockpath, err)) < 0))
+	if (!dry_run && (lock = lock_bench(b, NULL, &res->waited, err)) < 0)
 		goto out;
 	last = sb_jobs_last_attempt(b);
 	if (last >= 0) {

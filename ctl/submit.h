@@ -7,7 +7,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ctl/subm.h"
 #include "sbench/error.h"
+
+/* How long a resume looks for the job of an sbatch whose outcome is
+ * unknown before it submits again (SB_LOOKUP_WINDOW overrides it). */
+#define SB_LOOKUP_WINDOW_DEFAULT_S 5
+/* How long an sbatch may still run after sbctl was interrupted. */
+#define SB_SUBMIT_INTERRUPT_WAIT_MS 30000
 
 struct sb_submit_opts {
 	const char *spec_path;
@@ -23,6 +30,7 @@ struct sb_submit_job {
 	size_t *children;
 	size_t n;
 	bool recovered;         /* found by name after an unknown outcome */
+	bool submitted_now;     /* by this call's sbatch (else found submitted before) */
 };
 
 struct sb_submit_result {
@@ -33,12 +41,28 @@ struct sb_submit_result {
 	struct sb_submit_job *jobs;
 	size_t njobs;           /* chunks submitted (or found submitted) */
 	size_t nchunks;         /* chunks of the attempt */
+	int interrupted;        /* SIGINT, SIGTERM or SIGHUP arrived: the submit
+				 * stopped after recording the outcome of the
+				 * sbatch that ran (0: none) */
+	bool waited;            /* another sbctl held the benchmark's lock */
+	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
+	size_t ndups;
 };
 
 /* Submits; returns 0 when every chunk is submitted, -1 with err otherwise
- * (*partial set when some chunks are, so the caller can say the submit can
- * be resumed; res then describes what was done).  *usage_error is set for
- * problems of the input (bad spec, missing file). */
+ * (res then describes what was done: njobs < nchunks, so the caller can
+ * say the submit can be resumed).  *usage_error is set for problems of the
+ * input (bad spec, missing file).
+ *
+ * Exactly once: each sbatch runs between a signed intent and its recorded
+ * outcome, with SIGINT, SIGTERM and SIGHUP deferred: one arriving lets the
+ * running sbatch end (at most SB_SUBMIT_INTERRUPT_WAIT_MS; a second signal
+ * kills it), records its outcome and stops before the next chunk
+ * (res->interrupted, -1).  sbatch dies with sbctl (SIGKILL included).  An
+ * intent without outcome is resolved by looking the job up by name
+ * (squeue and sacct) for SB_LOOKUP_WINDOW seconds before submitting again;
+ * when neither answers nothing is submitted.  Concurrent submits of one
+ * benchmark are serialised by its lock. */
 int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int *usage_error,
 	      struct sb_error *err);
 

@@ -4,7 +4,7 @@
 # killed around an sbatch call, scheduler limits, ownership.
 . "$(dirname "$0")/lib.sh"
 
-export SB_FAKE_MAX_ARRAY_SIZE=4
+export SB_FAKE_MAX_ARRAY_SIZE=4 SB_LOOKUP_WINDOW=1
 spec_for() { # NAME -> a spec file with 10 children that do nothing much
 	write_spec "$T_ROOT/work/$1.yaml" "name: $1
 command: [sh, -c, 'exit 0']
