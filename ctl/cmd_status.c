@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -296,6 +297,31 @@ static int status_once(const struct status_args *a, struct sb_status *st, struct
 	return sb_status_run(a->bench, &a->o, st, err);
 }
 
+/* What the classification could not do, on stderr: the chunks submitted
+ * more than once, outcomes that could not be recorded. */
+static void print_warnings(const char *cmd, const struct sb_status *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ndups; i++)
+		fprintf(stderr, "sbctl %s: warning: chunk %" PRId64 " of attempt %" PRId64 " was submitted "
+			"more than once (arrays %s); its children are classified by array %s\n", cmd,
+			st->dups[i].chunk, st->dups[i].attempt, st->dups[i].job_ids, st->dups[i].chosen);
+	if (st->outcome_error)
+		fprintf(stderr, "sbctl %s: warning: the scheduler's final states could not be recorded "
+			"in submissions/ (%s); the classification is complete, a later status records "
+			"them\n", cmd, st->outcome_error);
+}
+
+/* BENCH is a directory whose benchmark record a running submit is still
+ * writing (it holds the directory's lock). */
+static bool being_created(const char *bench)
+{
+	struct stat sb;
+
+	return stat(bench, &sb) == 0 && S_ISDIR(sb.st_mode) && sb_status_submit_running(bench) == 1;
+}
+
 static int all_succeeded(const struct sb_status *st)
 {
 	return st->counts[SB_CLASS_SUCCEEDED] == st->n;
@@ -317,10 +343,12 @@ int cmd_status(int argc, char **argv)
 		a.o.progress = stderr;
 	rc = status_once(&a, &st, &err);
 	if (rc < 0) {
-		fprintf(stderr, "sbctl status: %s\n", err.msg);
+		fprintf(stderr, "sbctl status: %s%s\n", err.msg,
+			st.sched_failed ? " (use --offline to classify from the logs alone)" : "");
 		sb_status_release(&st);
 		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
+	print_warnings("status", &st);
 	if (a.json)
 		rc = print_json(stdout, &st, &err);
 	else
@@ -332,10 +360,39 @@ int cmd_status(int argc, char **argv)
 	return rc;
 }
 
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Sleeps until the next poll; false when the timeout has passed. */
+static bool next_poll(const struct status_args *a, const struct timespec *t0)
+{
+	double elapsed = elapsed_s(t0), pause = a->interval_s;
+
+	if (a->timeout_s > 0 && elapsed >= a->timeout_s)
+		return false;
+	if (a->timeout_s > 0 && elapsed + pause > a->timeout_s)
+		pause = a->timeout_s - elapsed;
+	usleep((useconds_t)(pause * 1e6));
+	return true;
+}
+
+/* The seconds wait will pause before it tries again (for its messages). */
+static double retry_in(const struct status_args *a, const struct timespec *t0)
+{
+	double left = a->timeout_s - elapsed_s(t0);
+
+	return a->timeout_s > 0 && left < a->interval_s ? (left > 0 ? left : 0) : a->interval_s;
+}
+
 int cmd_wait(int argc, char **argv)
 {
 	struct status_args a;
-	struct timespec t0, now;
+	struct timespec t0;
 	int rc = parse_args("wait", argc, argv, &a, true);
 
 	if (rc != 0) {
@@ -347,37 +404,40 @@ int cmd_wait(int argc, char **argv)
 	for (;;) {
 		struct sb_status st;
 		struct sb_error err;
-		double elapsed;
 
 		rc = status_once(&a, &st, &err);
-		if (rc < 0) {
+		if (rc < 0 && (st.sched_failed || (rc == -2 && being_created(a.bench)))) {
+			/* slurmdbd down, sacct timed out, a submit still creating the
+			 * benchmark: none of them is a verdict, keep waiting */
+			if (isatty(STDERR_FILENO))
+				fputc('\n', stderr);
+			fprintf(stderr, "sbctl wait: %s; retrying in %.0f s\n", st.sched_failed ? err.msg :
+				"the benchmark directory is being created by a submit", retry_in(&a, &t0));
+			sb_status_release(&st);
+		} else if (rc < 0) {
 			fprintf(stderr, "sbctl wait: %s\n", err.msg);
 			sb_status_release(&st);
 			return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
-		}
-		if (st.counts[SB_CLASS_PENDING] + st.counts[SB_CLASS_RUNNING] == 0) {
+		} else if (st.counts[SB_CLASS_PENDING] + st.counts[SB_CLASS_RUNNING] == 0) {
+			/* no verdict the settle time could still change: those are
+			 * pending or running until they are settled */
+			print_warnings("wait", &st);
 			print_human(stdout, &st);
 			rc = all_succeeded(&st) ? SB_EXIT_OK : SB_EXIT_PROBLEM;
 			sb_status_release(&st);
 			return rc;
+		} else {
+			if (isatty(STDERR_FILENO))
+				fprintf(stderr, "\rwaiting: %zu pending, %zu running (%.0f s)\033[K",
+					st.counts[SB_CLASS_PENDING], st.counts[SB_CLASS_RUNNING], elapsed_s(&t0));
+			sb_status_release(&st);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\rwaiting: %zu pending, %zu running (%.0f s)\033[K",
-				st.counts[SB_CLASS_PENDING], st.counts[SB_CLASS_RUNNING], elapsed);
-		sb_status_release(&st);
-		if (a.timeout_s > 0 && elapsed >= a.timeout_s) {
+		if (!next_poll(&a, &t0)) {
 			if (isatty(STDERR_FILENO))
 				fputc('\n', stderr);
 			fprintf(stderr, "sbctl wait: timed out after %.0f s with children still pending "
-				"or running\n", a.timeout_s);
+				"or running, or no answer from the scheduler\n", a.timeout_s);
 			return SB_EXIT_RUNTIME;
 		}
-		if (a.timeout_s > 0 && elapsed + a.interval_s > a.timeout_s) {
-			usleep((useconds_t)((a.timeout_s - elapsed) * 1e6));
-			continue;
-		}
-		usleep((useconds_t)(a.interval_s * 1e6));
 	}
 }
