@@ -411,8 +411,9 @@ int cmd_wait(int argc, char **argv)
 			 * benchmark: none of them is a verdict, keep waiting */
 			if (isatty(STDERR_FILENO))
 				fputc('\n', stderr);
-			fprintf(stderr, "sbctl wait: %s; retrying in %.0f s\n", st.sched_failed ? err.msg :
-				"the benchmark directory is being created by a submit", retry_in(&a, &t0));
+			double in = retry_in(&a, &t0);
+			fprintf(stderr, "sbctl wait: %s; retrying in %.*f s\n", st.sched_failed ? err.msg :
+				"the benchmark directory is being created by a submit", in < 10 ? 1 : 0, in);
 			sb_status_release(&st);
 		} else if (rc < 0) {
 			fprintf(stderr, "sbctl wait: %s\n", err.msg);

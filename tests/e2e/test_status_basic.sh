@@ -140,7 +140,7 @@ expect_match "slurmdbd down: says so and suggests --offline" "$(cat down.err)" '
 "$SBCTL" wait "$dir" --interval 0.2 --timeout 1 > /dev/null 2> downw.err
 expect "slurmdbd down: wait exits 1 at its timeout" "$?" 1
 expect_match "slurmdbd down: wait says it retries" "$(head -n 1 downw.err)" \
-	'^sbctl wait: sacct failed: .*Connection refused; retrying in 0 s$'
+	'^sbctl wait: sacct failed: .*Connection refused; retrying in 0\.2 s$'
 expect_match "slurmdbd down: wait says it timed out" "$(tail -n 1 downw.err)" '^sbctl wait: timed out after 1 s'
 
 st down.json "$dir" --offline
