@@ -279,10 +279,12 @@ static void print_human(FILE *out, const struct sb_status *st)
 			a && a->job_id[0] ? a->job_id : "-", ch->reason);
 		if (a && a->array_job[0] && (ch->cls == SB_CLASS_FAILED || ch->cls == SB_CLASS_KILLED ||
 					     ch->cls == SB_CLASS_INCOMPLETE)) {
-			char err_path[PATH_MAX];
-			snprintf(err_path, sizeof(err_path), "%s/runs/%zu/slurm-%s_%" PRId64 ".err",
-				 b->dir, c, a->array_job, a->task);
-			print_tail(out, err_path, 3);
+			char *err_path;
+			if (asprintf(&err_path, "%s/runs/%zu/slurm-%s_%" PRId64 ".err", b->dir, c,
+				     a->array_job, a->task) >= 0) {
+				print_tail(out, err_path, 3);
+				free(err_path);
+			}
 			fprintf(out, "      output: %s/runs/%zu/slurm-%s_%" PRId64 ".{out,err}\n", b->dir, c,
 				a->array_job, a->task);
 		}

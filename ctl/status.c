@@ -329,7 +329,8 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 	int64_t attempt, chunk;
 
 	for (attempt = 0;; attempt++) {
-		snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, st->bench->dir, attempt);
+		if (snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, st->bench->dir, attempt) >= (int)sizeof(dir))
+			return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 		if (access(dir, F_OK) != 0)
 			break;
 		for (chunk = 0;; chunk++) {
@@ -464,15 +465,16 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 	return 0;
 }
 
-static void copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
+/* The metrics of a finish record, names whole; -1 when out of memory. */
+static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
 {
 	uint32_t i;
 
 	if (m == NULL || m->type != MSGPACK_OBJECT_MAP || m->via.map.size == 0)
-		return;
+		return 0;
 	a->metrics = calloc(m->via.map.size, sizeof(*a->metrics));
 	if (a->metrics == NULL)
-		return;
+		return -1;
 	for (i = 0; i < m->via.map.size; i++) {
 		const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
 		struct sb_metric *x = &a->metrics[a->nmetrics];
@@ -493,9 +495,11 @@ static void copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
 			continue;
 		}
 		x->name = strndup(k->via.str.ptr, k->via.str.size);
-		if (x->name)
-			a->nmetrics++;
+		if (x->name == NULL)
+			return -1;
+		a->nmetrics++;
 	}
+	return 0;
 }
 
 /* Streams the SHA-256 of a file; -1 when it cannot be read. */
@@ -633,7 +637,8 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 			a->log.signal = (int)get_int(pl, "signal", 0);
 			if (dup_str(pl, "error", &a->log.error) < 0)
 				rc = -1;
-			copy_metrics(a, sb_mp_get(pl, "metrics"));
+			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
+				rc = -1;
 			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
 			    note(&a->log.not_ok, "the metrics file could not be read: %.*s",
 				 (int)mer->via.str.size, mer->via.str.ptr) < 0)
