@@ -19,6 +19,9 @@ const char *sb_class_name(enum sb_class c)
 static char oom_reason[] = "(out of memory for the reason)";
 
 static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 {
 	char *r;
 
