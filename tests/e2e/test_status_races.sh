@@ -113,6 +113,32 @@ wait $spid
 expect "slow submit: the submit itself succeeded" "$?" 0
 rm -f "$SHIM/sbatch"
 
+# -- (d2) a wait started while the submit is still creating the directory --
+# The directory exists and its lock is held (by sbholdlock, standing for the
+# submit that is writing it): the submit launched now waits for the lock,
+# and so does wait, instead of exiting 2 ("names no benchmark").
+write_spec early.yaml "name: early
+command: [true]"
+edir=$("$SBCTL" submit early.yaml --dry-run | sed -n 's/^directory \(.*\) (not created: --dry-run)$/\1/p')
+expect_match "early: the directory it will create" "$edir" "^$SB_ROOT/early-[0-9a-f]{12}\$"
+mkdir -p "$edir"
+coproc HOLD { exec "$SB_BUILD/tests/sbholdlock" "$edir/lock"; }
+read -r -u "${HOLD[0]}" line
+expect "early: the lock is held" "$line" locked
+"$SBCTL" submit early.yaml --json > early.json 2> early.err &
+epid=$!
+"$SBCTL" wait "$edir" --interval 0.2 --timeout 60 --settle 0 > ew.out 2> ew.err &
+ewpid=$!
+retrying() { grep -q 'being created by a submit; retrying' ew.err; }
+wait_for 20 retrying
+expect "early: wait is still waiting" "$(kill -0 $ewpid 2>/dev/null && echo waiting)" waiting
+eval "exec ${HOLD[1]}>&-" # the lock's holder goes
+wait $ewpid
+expect "early: wait returns 0 once the benchmark ran" "$?" 0
+expect_match "early: wait's summary" "$(cat ew.out)" '  succeeded +1'
+wait $epid
+expect "early: the submit succeeded" "$?" 0
+
 # -- (e) a chunk submitted twice ------------------------------------------------
 # A second SUBMITTED record for chunk 0, another job id, the same time as the
 # first: the choice must not depend on which file sorts first.
