@@ -7,7 +7,8 @@
 # settle time since the job's End, and wait waits for the finish.  (c) An
 # sacct outage during wait: it retries, says so, and ends with the right
 # verdicts.  (d) A wait started while a slow sbatch runs: the children are
-# being submitted, not missing.  (e) A chunk submitted twice: detected,
+# being submitted, not missing; (d2) one started while the submit is still
+# creating the directory waits for it.  (e) A chunk submitted twice: detected,
 # reported, and the same bytes whatever the order of the files.
 . "$(dirname "$0")/lib.sh"
 
