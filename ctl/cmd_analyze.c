@@ -295,6 +295,7 @@ int cmd_analyze(int argc, char **argv)
 		sb_status_release(&st);
 		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
+	sb_status_print_warnings(stderr, "analyze", &st);
 	if (sb_analyze(&st, by_arg ? by : NULL, nby, met_arg ? mets : NULL, nmet, &an, &err) < 0) {
 		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
 		sb_status_release(&st);

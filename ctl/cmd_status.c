@@ -299,18 +299,16 @@ static int status_once(const struct status_args *a, struct sb_status *st, struct
 	return sb_status_run(a->bench, &a->o, st, err);
 }
 
-/* What the classification could not do, on stderr: the chunks submitted
- * more than once, outcomes that could not be recorded. */
-static void print_warnings(const char *cmd, const struct sb_status *st)
+void sb_status_print_warnings(FILE *out, const char *cmd, const struct sb_status *st)
 {
 	size_t i;
 
 	for (i = 0; i < st->ndups; i++)
-		fprintf(stderr, "sbctl %s: warning: chunk %" PRId64 " of attempt %" PRId64 " was submitted "
+		fprintf(out, "sbctl %s: warning: chunk %" PRId64 " of attempt %" PRId64 " was submitted "
 			"more than once (arrays %s); its children are classified by array %s\n", cmd,
 			st->dups[i].chunk, st->dups[i].attempt, st->dups[i].job_ids, st->dups[i].chosen);
 	if (st->outcome_error)
-		fprintf(stderr, "sbctl %s: warning: the scheduler's final states could not be recorded "
+		fprintf(out, "sbctl %s: warning: the scheduler's final states could not be recorded "
 			"in submissions/ (%s); the classification is complete, a later status records "
 			"them\n", cmd, st->outcome_error);
 }
@@ -350,7 +348,7 @@ int cmd_status(int argc, char **argv)
 		sb_status_release(&st);
 		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
-	print_warnings("status", &st);
+	sb_status_print_warnings(stderr, "status", &st);
 	if (a.json)
 		rc = print_json(stdout, &st, &err);
 	else
@@ -424,7 +422,7 @@ int cmd_wait(int argc, char **argv)
 		} else if (st.counts[SB_CLASS_PENDING] + st.counts[SB_CLASS_RUNNING] == 0) {
 			/* no verdict the settle time could still change: those are
 			 * pending or running until they are settled */
-			print_warnings("wait", &st);
+			sb_status_print_warnings(stderr, "wait", &st);
 			print_human(stdout, &st);
 			rc = all_succeeded(&st) ? SB_EXIT_OK : SB_EXIT_PROBLEM;
 			sb_status_release(&st);

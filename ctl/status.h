@@ -133,6 +133,11 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 /* An object with the count of each of the 11 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
 
+/* What a status could not settle, as warnings on out, one line each: the
+ * chunks submitted more than once, the outcomes that could not be recorded
+ * (ctl/cmd_status.c; cmd names the command). */
+void sb_status_print_warnings(FILE *out, const char *cmd, const struct sb_status *st);
+
 /* The text of a child's scheduler state for output ("COMPLETED",
  * "CANCELLED by 1001"), or NULL when there is none. */
 const char *sb_status_sched_state(const struct sb_attempt_status *a, char *buf, size_t size);

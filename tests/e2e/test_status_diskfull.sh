@@ -17,7 +17,7 @@ SHIMLIB=${SB_BUILD:?SB_BUILD must name the build directory}/tests/enospc_shim.so
 export SB_FAKE_MIN_JOB_AGE=0
 
 # the disk-full cases for one way of filling it: $1 names it, fill/unfill
-# make it full and empty, status_full runs sbctl status on the full disk
+# make it full and empty, on_full CMD DIR ARGS runs sbctl CMD on the full disk
 cases() {
 	local m=$1 dir dir2 before before2
 	dir=$(submit_spec "full$m" "name: full$m
@@ -35,7 +35,7 @@ COMPLETED"
 	before=$(ls "$dir/submissions")
 	before2=$(ls "$dir2/submissions")
 	fill "$dir"
-	status_full "$dir" --json > f.json 2> f.err
+	on_full status "$dir" --json > f.json 2> f.err
 	expect "$m: status exits 0 (every child succeeded)" "$?" 0
 	expect "$m: the whole classification" "$(classes f.json)" "0:succeeded 1:succeeded 2:succeeded"
 	expect_match "$m: it warns that outcomes could not be recorded" "$(cat f.err)" \
@@ -43,12 +43,16 @@ COMPLETED"
 	expect "$m: no new file in submissions/" "$(ls "$dir/submissions")" "$before"
 	expect "$m: no empty file in submissions/ or events/" \
 		"$(find "$dir/submissions" "$dir/events" -type f -empty | wc -l)" 0
-	status_full "$dir" > f.txt 2> /dev/null
+	on_full status "$dir" > f.txt 2> /dev/null
 	expect "$m: the human summary exits 0 too" "$?" 0
 	expect_match "$m: the human summary" "$(cat f.txt)" '  succeeded +3'
 	expect "$m: no outcomes claimed recorded" "$(grep -c 'recorded the scheduler' f.txt)" 0
+	on_full analyze "$dir" > a.txt 2> a.err
+	expect "$m: analyze exits 0 too" "$?" 0
+	expect_match "$m: analyze warns as well" "$(cat a.err)" "^sbctl analyze: warning: the scheduler's final states could not be recorded"
+	expect "$m: no new file after analyze" "$(ls "$dir/submissions")" "$before"
 	fill "$dir2"
-	status_full "$dir2" --json > g.json 2> g.err
+	on_full status "$dir2" --json > g.json 2> g.err
 	expect "$m: exit 3 when a child failed" "$?" 3
 	expect_child g.json 0 failed '^exit 2$'
 	expect "$m: no new file (failed child)" "$(ls "$dir2/submissions")" "$before2"
@@ -75,7 +79,7 @@ if mount -t tmpfs -o size=4m,mode=0755 tmpfs "$mnt" 2> mount.err; then
 		rm -f "$mnt/probe"
 	}
 	unfill() { rm -f "$mnt/filler"; }
-	status_full() { local d=$1; shift; "$SBCTL" status "$d" --settle 0 "$@"; }
+	on_full() { local c=$1 d=$2; shift 2; "$SBCTL" "$c" "$d" --settle 0 "$@"; }
 	SB_ROOT="$mnt/runs" cases tmpfs
 	unfill
 else
@@ -86,11 +90,11 @@ fi
 FULL_DIR=
 fill() { FULL_DIR=$(realpath "$1/submissions"); }
 unfill() { FULL_DIR=; }
-status_full() {
-	local d=$1; shift
+on_full() {
+	local c=$1 d=$2; shift 2
 	LD_PRELOAD="$SHIMLIB" SB_ENOSPC_DIR="$FULL_DIR" \
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
-		"$SBCTL" status "$d" --settle 0 "$@"
+		"$SBCTL" "$c" "$d" --settle 0 "$@"
 }
 cases shim
 
