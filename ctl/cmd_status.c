@@ -405,6 +405,10 @@ int cmd_wait(int argc, char **argv)
 		struct sb_status st;
 		struct sb_error err;
 
+		if (a.timeout_s > 0) { /* a hung sacct does not outlast --timeout */
+			double left_ms = (a.timeout_s - elapsed_s(&t0)) * 1000;
+			a.o.sched_timeout_ms = left_ms > 120000 ? 120000 : left_ms < 1000 ? 1000 : (int)left_ms;
+		}
 		rc = status_once(&a, &st, &err);
 		if (rc < 0 && (st.sched_failed || (rc == -2 && being_created(a.bench)))) {
 			/* slurmdbd down, sacct timed out, a submit still creating the

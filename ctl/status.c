@@ -738,19 +738,22 @@ fail:
 }
 
 static int run_query(char **argv, const char *what, struct sb_sched_rows *rows, size_t max,
-		     int squeue, struct sb_error *err)
+		     int timeout_ms, int squeue, struct sb_error *err)
 {
 	struct sb_proc_result r;
 	int rc;
 
-	if (sb_proc_run(argv, SCHED_OUTPUT_MAX, SCHED_TIMEOUT_MS, &r, err) < 0)
+	if (sb_proc_run(argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err) < 0)
 		return sb_error_prefix(err, "cannot ask the scheduler (%s)", what);
 	if (r.exit_code != 0 || r.truncated) {
 		char line[300];
 		snprintf(line, sizeof(line), "%s", r.err_len ? r.err : r.out);
 		line[strcspn(line, "\n")] = '\0';
-		rc = sb_errorf(err, "%s failed: %s", what, r.timed_out ? "no answer within 120 s" : r.truncated ?
-			       "output too large" : line[0] ? line : "no message");
+		if (r.timed_out)
+			rc = sb_errorf(err, "%s failed: no answer within %.3g s", what, timeout_ms / 1000.0);
+		else
+			rc = sb_errorf(err, "%s failed: %s", what, r.truncated ? "output too large"
+				       : line[0] ? line : "no message");
 		sb_proc_result_release(&r);
 		return rc;
 	}
@@ -842,7 +845,7 @@ static void forget_earlier_run(struct sb_attempt_status *a)
  * job leaves squeue after it reaches accounting, so asking squeue first
  * never misses a job that moves between the two calls, and sacct's row
  * (the later answer) is preferred. */
-static int ask_scheduler(struct sb_status *st, struct sb_error *err)
+static int ask_scheduler(struct sb_status *st, int timeout_ms, struct sb_error *err)
 {
 	size_t n, i, k, used, max = st->n * 4 + 100000;
 	char **ids = job_ids(st, &n), start[32], *list;
@@ -864,7 +867,7 @@ static int ask_scheduler(struct sb_status *st, struct sb_error *err)
 	{
 		char *argv[] = { "squeue", "-h", "-r", "-j", list, "-o", SB_SQUEUE_FORMAT, NULL };
 		/* squeue fails for ids it no longer knows on real Slurm: not fatal */
-		if (run_query(argv, "squeue", &st->queue, max, 1, NULL) < 0)
+		if (run_query(argv, "squeue", &st->queue, max, timeout_ms, 1, NULL) < 0)
 			st->queue.n = 0;
 		st->squeue_calls++;
 	}
@@ -876,7 +879,7 @@ static int ask_scheduler(struct sb_status *st, struct sb_error *err)
 		{
 			char *argv[] = { "sacct", "-P", "-n", "-X", "-D", "-j", list, "-S", start,
 					 "--format=" SB_SACCT_FORMAT, NULL };
-			rc = run_query(argv, "sacct", &st->acct, max, 0, err);
+			rc = run_query(argv, "sacct", &st->acct, max, timeout_ms, 0, err);
 			st->sacct_calls++;
 		}
 	}
@@ -1076,7 +1079,8 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	/* 2. the scheduler */
 	st->asked_ns = now_ns();
 	if (!o->offline) {
-		if (ask_scheduler(st, err) < 0) {
+		if (ask_scheduler(st, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
+				  err) < 0) {
 			st->sched_failed = true;
 			goto out;
 		}

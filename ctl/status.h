@@ -61,6 +61,8 @@ struct sb_status_opts {
 	int64_t settle_s;         /* default 10 */
 	bool rehash;              /* hash every result again, ignoring the cache */
 	bool record_outcomes;     /* write reconciled outcomes (default true) */
+	int sched_timeout_ms;     /* the time each squeue and sacct call may take
+	                             (0: 120 s) */
 	FILE *progress;           /* a terminal for progress, or NULL */
 };
 

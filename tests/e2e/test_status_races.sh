@@ -90,6 +90,19 @@ expect "outage: wait survives it and returns 0" "$?" 0
 expect "outage: wait said it retried, twice (the third failure was status's)" \
 	"$(grep -c '^sbctl wait: sacct failed: sacct: error: Problem talking to the database: Connection refused; retrying in 0.2 s$' ow.err)" 2
 expect_match "outage: wait's summary" "$(cat ow.out)" '  succeeded +1'
+# an sacct that hangs: each call is bounded by what is left of --timeout,
+# and wait says so
+cat > "$SHIM/sacct" <<SH
+#!/bin/bash
+exec sleep 60
+SH
+chmod +x "$SHIM/sacct"
+t0=$(date +%s)
+"$SBCTL" wait "$dir" --interval 0.2 --timeout 2 --settle 0 > /dev/null 2> hw.err
+expect "hung sacct: wait exits 1 at its timeout" "$?" 1
+expect "hung sacct: within its timeout, not sacct's 120 s" "$(( $(date +%s) - t0 < 20 ))" 1
+expect_match "hung sacct: wait says sacct did not answer" "$(head -n 1 hw.err)" \
+	'^sbctl wait: sacct failed: no answer within [0-9.]+ s; retrying in [0-9.]+ s$'
 rm -f "$SHIM/sacct"
 
 # -- (d) a wait started while a slow sbatch runs ------------------------------
