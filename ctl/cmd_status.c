@@ -200,7 +200,7 @@ static int print_json(FILE *out, const struct sb_status *st, struct sb_error *er
 			json_nullable_int(&j, over && a->sched.row.exit_signal > 0
 					  ? a->sched.row.exit_signal : -1);
 		sb_json_key(&j, "log");
-		sb_json_str(&j, a && a->log_rel[0] ? a->log_rel : NULL);
+		sb_json_str(&j, a && a->log_rel ? a->log_rel : NULL);
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < ch->nattempts; k++) {

@@ -388,7 +388,7 @@ static int parse_log_name(const char *name, int64_t *child, int64_t *attempt, co
 struct log_choice {
 	int64_t restart;
 	bool own;             /* written by the job the scheduler names (raw id) */
-	char rel[SB_LOG_REL_MAX];
+	char *rel;            /* NULL: none found */
 	size_t job_off, job_len; /* the job id in rel */
 };
 
@@ -402,8 +402,8 @@ static bool better_log(const struct log_choice *lc, int64_t restart, bool own, c
 {
 	int c;
 
-	if (!lc->rel[0] || restart != lc->restart)
-		return !lc->rel[0] || restart > lc->restart;
+	if (lc->rel == NULL || restart != lc->restart)
+		return lc->rel == NULL || restart > lc->restart;
 	if (own != lc->own)
 		return own;
 	if (job_len != lc->job_len)
@@ -453,9 +453,14 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 			own = a->sched.row.raw_id != 0 && strtoull(job, NULL, 10) == a->sched.row.raw_id;
 			if (!better_log(lc, restart, own, job, job_len, rel))
 				continue;
+			free(lc->rel);
+			if ((lc->rel = strdup(rel)) == NULL) {
+				closedir(sp);
+				closedir(dp);
+				return sb_errorf(err, "out of memory");
+			}
 			lc->restart = restart;
 			lc->own = own;
-			memcpy(lc->rel, rel, sizeof(rel));
 			lc->job_off = strlen("events/") + strlen(d->d_name) + 1 + (size_t)(job - e->d_name);
 			lc->job_len = job_len;
 		}
@@ -604,7 +609,6 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 
 	if (asprintf(&path, "%s/%s", st->bench->dir, rel) < 0)
 		return sb_errorf(err, "out of memory");
-	snprintf(a->log_rel, sizeof(a->log_rel), "%s", rel); /* rel fits: SB_LOG_REL_MAX */
 	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
 		head.count = count;
 		ex.head = &head;
@@ -676,14 +680,16 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 		goto out;
 	for (c = 0; c < st->n; c++)
 		for (i = 0; i < st->children[c].nattempts; i++)
-			total += choices[c][i].rel[0] != 0;
+			total += choices[c][i].rel != NULL;
 	for (c = 0; c < st->n; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
-			if (!choices[c][i].rel[0])
+			struct sb_attempt_status *a = &st->children[c].attempts[i];
+			if (choices[c][i].rel == NULL)
 				continue;
-			st->children[c].attempts[i].log_restart = choices[c][i].restart;
-			if (read_log(st, v, idx, (int64_t)c, &st->children[c].attempts[i],
-				     choices[c][i].rel, o->rehash, err) < 0)
+			a->log_restart = choices[c][i].restart;
+			a->log_rel = choices[c][i].rel; /* a owns it from here on */
+			choices[c][i].rel = NULL;
+			if (read_log(st, v, idx, (int64_t)c, a, a->log_rel, o->rehash, err) < 0)
 				goto out;
 			progress(o, "reading logs", ++done, total);
 		}
@@ -691,6 +697,9 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 	rc = 0;
 out:
 	sb_log_verifier_destroy(v);
+	for (c = 0; c < st->n; c++)
+		for (i = 0; choices[c] && i < st->children[c].nattempts; i++)
+			free(choices[c][i].rel);
 	for (c = 0; c < st->n; c++)
 		free(choices[c]);
 	free(choices);
@@ -833,7 +842,8 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 	size_t m;
 
 	log_evidence_release(&a->log);
-	a->log_rel[0] = '\0';
+	free(a->log_rel);
+	a->log_rel = NULL;
 	for (m = 0; m < a->nmetrics; m++)
 		free(a->metrics[m].name);
 	free(a->metrics);
@@ -1201,6 +1211,7 @@ void sb_status_release(struct sb_status *st)
 			free(a->metrics);
 			log_evidence_release(&a->log);
 			sb_verdict_release(&a->verdict);
+			free(a->log_rel);
 		}
 		free(st->children[c].attempts);
 	}

@@ -37,7 +37,7 @@ struct sb_attempt_status {
 	char job_id[SB_JOB_ID_MAX + 16]; /* Slurm's JobID text "123_4", "" when none */
 	const char *duplicate;    /* the chunk was submitted more than once: the
 	                             array job ids, "1234 and 1240" (in st->dups) */
-	char log_rel[SB_LOG_REL_MAX]; /* the log read, relative to the benchmark dir, "" none */
+	char *log_rel;            /* the log read, relative to the benchmark dir, NULL none */
 	int64_t log_restart;      /* the restart count in its name */
 	int64_t sched_restart;    /* runs of the job before the latest (sacct -D rows) */
 	struct sb_log_evidence log;
