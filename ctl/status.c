@@ -852,9 +852,9 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 }
 
 /* One squeue call, then one sacct call per SB_SACCT_IDS_PER_CALL arrays: a
- * job leaves squeue after it reaches accounting, so asking squeue first
- * never misses a job that moves between the two calls, and sacct's row
- * (the later answer) is preferred. */
+ * job stays in squeue for MinJobAge after its end and is in accounting soon
+ * after its submission, so one that moves between the two calls is seen by
+ * one of them; sacct's row (the later answer) is preferred. */
 static int ask_scheduler(struct sb_status *st, int timeout_ms, struct sb_error *err)
 {
 	size_t n, i, k, used, max = st->n * 4 + 100000;
