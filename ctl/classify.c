@@ -16,6 +16,37 @@ const char *sb_class_name(enum sb_class c)
 	return (unsigned)c < SB_CLASS_COUNT ? class_names[c] : "?";
 }
 
+static char oom_reason[] = "(out of memory for the reason)";
+
+static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
+{
+	char *r;
+
+	if (vasprintf(&r, fmt, ap) < 0)
+		r = oom_reason;
+	sb_verdict_release(v);
+	v->reason = r;
+}
+
+void sb_verdict_set_reason(struct sb_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_reason(v, fmt, ap);
+	va_end(ap);
+}
+
+void sb_verdict_release(struct sb_verdict *v)
+{
+	if (v->reason != oom_reason)
+		free(v->reason);
+	v->reason = NULL;
+}
+
 static void verdict(struct sb_verdict *out, enum sb_class cls, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -25,8 +56,18 @@ static void verdict(struct sb_verdict *out, enum sb_class cls, const char *fmt, 
 
 	out->cls = cls;
 	va_start(ap, fmt);
-	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+	set_reason(out, fmt, ap);
 	va_end(ap);
+}
+
+static bool has(const char *s)
+{
+	return s != NULL && s[0] != '\0';
+}
+
+static const char *str(const char *s)
+{
+	return s != NULL ? s : "";
 }
 
 static bool is_killed_state(enum sb_sched_state s)
@@ -68,19 +109,24 @@ static void state_text(const struct sb_sched_row *r, char *buf, size_t size)
 		snprintf(buf, size, "%s", sb_sched_state_name(r->state));
 }
 
-/* What the log shows, for reasons: "finished with exit 0", ... */
-static void log_text(const struct sb_log_evidence *log, char *buf, size_t size)
+/* What the log shows, for reasons: "finished with exit 0", ...; the
+ * caller frees it (NULL when out of memory). */
+static char *log_text(const struct sb_log_evidence *log)
 {
+	char *t;
+	int n;
+
 	if (!log->present || !log->has_start)
-		snprintf(buf, size, "the command never started (no start record)");
+		n = asprintf(&t, "the command never started (no start record)");
 	else if (!log->has_finish)
-		snprintf(buf, size, "the command was still running (no finish record)");
-	else if (log->error[0])
-		snprintf(buf, size, "the command could not run: %s", log->error);
+		n = asprintf(&t, "the command was still running (no finish record)");
+	else if (has(log->error))
+		n = asprintf(&t, "the command could not run: %s", log->error);
 	else if (log->exit_code >= 0)
-		snprintf(buf, size, "the command finished with exit %d first", log->exit_code);
+		n = asprintf(&t, "the command finished with exit %d first", log->exit_code);
 	else
-		snprintf(buf, size, "the command was killed by signal %d", log->signal);
+		n = asprintf(&t, "the command was killed by signal %d", log->signal);
+	return n < 0 ? NULL : t;
 }
 
 static int64_t age_s(const struct sb_classify_params *p, int64_t since_ns)
@@ -88,57 +134,71 @@ static int64_t age_s(const struct sb_classify_params *p, int64_t since_ns)
 	return (p->now_ns - since_ns) / 1000000000;
 }
 
-void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
-		 const struct sb_classify_params *p, struct sb_verdict *out)
+/* When the job ended, for the settle rules: its End as the scheduler reports
+ * it; a row without one (never the case for a finished job in real
+ * accounting) falls back to its Start, its Submit, then the time sbctl
+ * recorded the submission. */
+static int64_t end_ns(const struct sb_sched_row *r, const struct sb_sched_evidence *sched)
+{
+	int64_t t = r->end >= 0 ? r->end : r->start >= 0 ? r->start : r->submit;
+
+	return t >= 0 ? t * 1000000000LL : sched->submit_ns;
+}
+
+/* A verdict that rests on "the job is over and its log (or its finish) is
+ * not there" waits the settle time since the job's End: shared storage may
+ * show the agent's last writes late.  Until then the run keeps the class it
+ * had while it ran.  Returns true (and gives that verdict) when not settled. */
+static bool settling_since_end(const struct sb_sched_evidence *sched, const struct sb_classify_params *p,
+			       const char *stext, const char *missing, struct sb_verdict *out)
 {
 	const struct sb_sched_row *r = &sched->row;
-	bool row = sched->consulted && sched->has_row && r->state != SB_STATE_UNKNOWN;
-	bool outcome_row = sched->has_row && sched->from_outcome && r->state != SB_STATE_UNKNOWN;
-	enum sb_sched_state st;
+	int64_t ago = age_s(p, end_ns(r, sched));
+
+	if (p->now_ns - end_ns(r, sched) >= p->settle_s * 1000000000LL)
+		return false;
+	verdict(out, SB_CLASS_RUNNING, "job %s ended %" PRId64 " s ago (%s); waiting up to %" PRId64
+		" s for its %s", r->job_id, ago > 0 ? ago : 0, stext, p->settle_s, missing);
+	return true;
+}
+
+static void decide(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
+		   const struct sb_classify_params *p, struct sb_verdict *out, bool row,
+		   enum sb_sched_state st, const char *stext, const char *ltext)
+{
+	const struct sb_sched_row *r = &sched->row;
 	bool started = log->present && log->has_start;
 	bool finished = started && log->has_finish;
-	bool exit0 = finished && log->exit_code == 0 && !log->error[0];
-	char stext[96], ltext[192];
-
-	row = row || outcome_row;
-	st = row ? r->state : SB_STATE_UNKNOWN;
-	out->reason[0] = '\0';
-	if (row)
-		state_text(r, stext, sizeof(stext));
-	log_text(log, ltext, sizeof(ltext));
+	bool exit0 = finished && log->exit_code == 0 && !has(log->error);
 
 	/* 1. invalid */
 	if (log->present && log->tail != SB_LOG_TAIL_OK && log->tail != SB_LOG_TAIL_TORN) {
 		verdict(out, SB_CLASS_INVALID, "the log does not verify: %s", sb_log_tail_name(log->tail));
 		return;
 	}
-	if (exit0 && log->changed[0]) {
+	if (exit0 && has(log->changed)) {
 		verdict(out, SB_CLASS_INVALID, "%s", log->changed);
 		return;
 	}
 
 	/* 2. inconsistent */
-	if (started && log->job_id[0] && row && r->raw_id != 0 &&
+	if (started && has(log->job_id) && row && r->raw_id != 0 &&
 	    strtoull(log->job_id, NULL, 10) != r->raw_id) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the log was written by job %s, but the scheduler "
 			"ran this child as job %s (raw id %" PRIu64 ")", log->job_id, r->job_id, r->raw_id);
 		return;
 	}
-	if (started && log->job_id[0] && sched->submitted_job_id[0] &&
+	if (started && has(log->job_id) && sched->submitted_job_id[0] &&
 	    strcmp(log->job_id, sched->submitted_job_id) != 0) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the log was written by job %s, but job %s was "
 			"submitted for this child", log->job_id, sched->submitted_job_id);
 		return;
 	}
 	if (st == SB_STATE_COMPLETED && !started) {
-		int64_t end_ns = r->end >= 0 ? r->end * 1000000000LL : sched->submit_ns;
-		if (age_s(p, end_ns) >= p->settle_s) {
-			verdict(out, SB_CLASS_INCONSISTENT, "the scheduler says job %s COMPLETED, "
-				"but the log has no start record", r->job_id);
+		if (settling_since_end(sched, p, stext, "log to appear", out))
 			return;
-		}
-		verdict(out, SB_CLASS_RUNNING, "job %s COMPLETED; waiting up to %" PRId64
-			" s for its log to appear", r->job_id, p->settle_s);
+		verdict(out, SB_CLASS_INCONSISTENT, "the scheduler says job %s COMPLETED, "
+			"but the log has no start record", r->job_id);
 		return;
 	}
 	if (exit0 && st == SB_STATE_FAILED) {
@@ -148,7 +208,7 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 		return;
 	}
 	if (finished && (is_active_state(st) || is_pending_state(st)) &&
-	    age_s(p, log->finish_ns) >= p->settle_s) {
+	    (p->asked_ns ? p->asked_ns : p->now_ns) - log->finish_ns >= p->settle_s * 1000000000LL) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the finish record is %" PRId64 " s old, but "
 			"the scheduler still says job %s is %s", age_s(p, log->finish_ns), r->job_id, stext);
 		return;
@@ -166,7 +226,7 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 
 	/* 4. failed */
 	if (finished && !exit0) {
-		if (log->error[0])
+		if (has(log->error))
 			verdict(out, SB_CLASS_FAILED, "the command could not run: %s", log->error);
 		else if (log->exit_code >= 0)
 			verdict(out, SB_CLASS_FAILED, "exit %d", log->exit_code);
@@ -175,13 +235,15 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 		return;
 	}
 	if (!started && st == SB_STATE_FAILED) {
+		if (settling_since_end(sched, p, stext, "log to appear", out))
+			return;
 		verdict(out, SB_CLASS_FAILED, "job %s FAILED (ExitCode %d:%d) before sbagent started",
 			r->job_id, r->exit_code, r->exit_signal);
 		return;
 	}
 
 	/* 5. partial */
-	if (exit0 && log->not_ok[0]) {
+	if (exit0 && has(log->not_ok)) {
 		verdict(out, SB_CLASS_PARTIAL, "exit 0, but %s", log->not_ok);
 		return;
 	}
@@ -189,13 +251,15 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 	/* 6. succeeded */
 	if (exit0 && st == SB_STATE_COMPLETED)
 		return (void)verdict(out, SB_CLASS_SUCCEEDED, "%s", "");
-	if (exit0 && !sched->consulted && !outcome_row) {
+	if (exit0 && !sched->consulted && !row) {
 		verdict(out, SB_CLASS_SUCCEEDED, "verified by the log alone (scheduler not consulted)");
 		return;
 	}
 
 	/* 7. incomplete */
 	if (started && !finished && row && !is_active_state(st) && !is_pending_state(st)) {
+		if (settling_since_end(sched, p, stext, "finish record", out))
+			return;
 		verdict(out, SB_CLASS_INCOMPLETE, "started, but no finish record%s, and job %s is %s",
 			log->tail == SB_LOG_TAIL_TORN ? " (torn last record)" : "", r->job_id, stext);
 		return;
@@ -215,10 +279,8 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 
 	/* 9. running */
 	if (is_active_state(st)) {
-		verdict(out, SB_CLASS_RUNNING, "%s%s%s", stext, r->nodes[0] ? " on " : "", r->nodes);
-		if (!started)
-			strncat(out->reason, " (no start record yet)",
-				sizeof(out->reason) - strlen(out->reason) - 1);
+		verdict(out, SB_CLASS_RUNNING, "%s%s%s%s", stext, has(r->nodes) ? " on " : "",
+			str(r->nodes), started ? "" : " (no start record yet)");
 		return;
 	}
 	if (started && !finished && !row) {
@@ -235,8 +297,8 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 
 	/* 10. pending */
 	if (is_pending_state(st)) {
-		verdict(out, SB_CLASS_PENDING, "%s%s%s%s", stext, r->reason[0] ? " (" : "", r->reason,
-			r->reason[0] ? ")" : "");
+		verdict(out, SB_CLASS_PENDING, "%s%s%s%s", stext, has(r->reason) ? " (" : "",
+			str(r->reason), has(r->reason) ? ")" : "");
 		return;
 	}
 	if (exit0) {
@@ -245,12 +307,30 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 		return;
 	}
 	if (started) { /* started, no finish, a terminal state this table has no row for */
+		if (row && settling_since_end(sched, p, stext, "finish record", out))
+			return;
 		verdict(out, SB_CLASS_INCOMPLETE, "started, but no finish record, and the scheduler says %s",
 			row ? stext : "nothing");
 		return;
 	}
 
 	/* 11. missing */
+	if (!sched->submitted && sched->submitting) {
+		verdict(out, SB_CLASS_PENDING, "being submitted (a submit of this benchmark is "
+			"running: no job id recorded yet)");
+		return;
+	}
+	if (!sched->submitted && sched->intent_ns && age_s(p, sched->intent_ns) < p->settle_s) {
+		verdict(out, SB_CLASS_PENDING, "being submitted (intent recorded %" PRId64 " s ago, "
+			"no job id yet)", age_s(p, sched->intent_ns));
+		return;
+	}
+	if (!sched->submitted && sched->intent_ns) {
+		verdict(out, SB_CLASS_MISSING, "never submitted: the submit stopped before sbatch "
+			"answered (intent recorded %" PRId64 " s ago, no job id); 'sbctl submit' resumes it",
+			age_s(p, sched->intent_ns));
+		return;
+	}
 	if (!sched->submitted) {
 		verdict(out, SB_CLASS_MISSING, "never submitted");
 		return;
@@ -261,10 +341,31 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
 		return;
 	}
 	if (row) { /* a terminal state with no log, e.g. SPECIAL_EXIT or REVOKED */
+		if (sb_sched_state_terminal(st) && settling_since_end(sched, p, stext, "log to appear", out))
+			return;
 		verdict(out, SB_CLASS_MISSING, "no log, and the scheduler says %s", stext);
 		return;
 	}
 	verdict(out, SB_CLASS_MISSING, sched->consulted
 		? "no scheduler record, no reconciled outcome and no log"
 		: "no log (scheduler not consulted)");
+}
+
+void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
+		 const struct sb_classify_params *p, struct sb_verdict *out)
+{
+	const struct sb_sched_row *r = &sched->row;
+	bool row = sched->consulted && sched->has_row && r->state != SB_STATE_UNKNOWN;
+	bool outcome_row = sched->has_row && sched->from_outcome && r->state != SB_STATE_UNKNOWN;
+	enum sb_sched_state st;
+	char stext[96] = "", *ltext;
+
+	row = row || outcome_row;
+	st = row ? r->state : SB_STATE_UNKNOWN;
+	out->reason = NULL;
+	if (row)
+		state_text(r, stext, sizeof(stext));
+	ltext = log_text(log);
+	decide(log, sched, p, out, row, st, stext, ltext ? ltext : "(out of memory)");
+	free(ltext);
 }

@@ -29,20 +29,23 @@ enum sb_class {
 
 const char *sb_class_name(enum sb_class c);
 
-/* What the run's verified log records show. */
+/* What the run's verified log records show.  The strings are owned by
+ * whoever fills the struct (ctl/status.c allocates them: none has a length
+ * limit, a result path may be as long as a spec allows); NULL and "" both
+ * mean none. */
 struct sb_log_evidence {
 	bool present;         /* a log file exists for this run */
 	enum sb_log_tail tail;   /* how the verified reading ended */
 	bool has_start;
 	bool has_finish;
-	char job_id[64];      /* SLURM_JOB_ID in the records, "" when none */
+	char *job_id;         /* SLURM_JOB_ID in the records */
 	int exit_code;        /* finish: -1 when killed by a signal or no finish */
 	int signal;           /* finish: the signal, or 0 */
-	char error[128];      /* finish: exec failure text, or "" */
-	char not_ok[256];     /* a declared result or the metrics file missing or
-	                         unreadable at finish ("" when all were there) */
-	char changed[256];    /* a declared result changed since the verified
-	                         exit-0 finish ("" when none did) */
+	char *error;          /* finish: exec failure text */
+	char *not_ok;         /* a declared result or the metrics file missing or
+	                         unreadable at finish (none when all were there) */
+	char *changed;        /* a declared result changed since the verified
+	                         exit-0 finish (none when none did) */
 	int64_t finish_ns;    /* time of the finish record, or 0 */
 	int64_t last_life_ns; /* newest of the last record's time and the file's mtime */
 };
@@ -57,22 +60,36 @@ struct sb_sched_evidence {
 	bool has_row;         /* a row (or a reconciled outcome) exists */
 	bool from_outcome;    /* the row is the reconciled outcome recorded earlier */
 	struct sb_sched_row row;
+	/* not submitted yet: */
+	bool submitting;      /* a submit of this benchmark is running now */
+	int64_t intent_ns;    /* an intent to submit the run's chunk with no outcome
+	                         (no job id, no failure) yet, or 0 */
 };
 
 struct sb_classify_params {
-	int64_t now_ns;
+	int64_t now_ns;      /* taken after the scheduler answered, before the logs were read */
+	int64_t asked_ns;    /* when the scheduler was asked (0: now_ns): a finish
+	                        newer than that is not contradicted by a RUNNING */
 	int64_t heartbeat_s; /* the spec's heartbeat interval */
 	int64_t settle_s;    /* --settle (default 10) */
 };
 
 struct sb_verdict {
 	enum sb_class cls;
-	char reason[512];    /* "" for succeeded */
+	char *reason;        /* never NULL after sb_classify; "" for succeeded */
 };
 
-/* Classifies one run.  Never fails: every combination of evidence has a
- * class. */
+/* Classifies one run into out (overwritten: release it before reusing it).
+ * Never fails: every combination of evidence has a class (out of memory for
+ * the reason text gives a fixed reason that says so). */
 void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
 		 const struct sb_classify_params *p, struct sb_verdict *out);
+
+/* Replaces the reason with one formatted by fmt (the class stays). */
+void sb_verdict_set_reason(struct sb_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Frees the reason; accepts a zeroed verdict. */
+void sb_verdict_release(struct sb_verdict *v);
 
 #endif

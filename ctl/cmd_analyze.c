@@ -291,10 +291,12 @@ int cmd_analyze(int argc, char **argv)
 		o.progress = stderr;
 	rc = sb_status_run(bench, &o, &st, &err);
 	if (rc < 0) {
-		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
+		fprintf(stderr, "sbctl analyze: %s%s\n", err.msg,
+			st.sched_failed ? " (use --offline to classify from the logs alone)" : "");
 		sb_status_release(&st);
 		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
+	sb_status_print_warnings(stderr, "analyze", &st);
 	if (sb_analyze(&st, by_arg ? by : NULL, nby, met_arg ? mets : NULL, nmet, &an, &err) < 0) {
 		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
 		sb_status_release(&st);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -197,7 +198,7 @@ static int print_json(FILE *out, const struct sb_status *st, struct sb_error *er
 			json_nullable_int(&j, over && a->sched.row.exit_signal > 0
 					  ? a->sched.row.exit_signal : -1);
 		sb_json_key(&j, "log");
-		sb_json_str(&j, a && a->log_rel[0] ? a->log_rel : NULL);
+		sb_json_str(&j, a && a->log_rel ? a->log_rel : NULL);
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < ch->nattempts; k++) {
@@ -276,10 +277,12 @@ static void print_human(FILE *out, const struct sb_status *st)
 			a && a->job_id[0] ? a->job_id : "-", ch->reason);
 		if (a && a->array_job[0] && (ch->cls == SB_CLASS_FAILED || ch->cls == SB_CLASS_KILLED ||
 					     ch->cls == SB_CLASS_INCOMPLETE)) {
-			char err_path[PATH_MAX];
-			snprintf(err_path, sizeof(err_path), "%s/runs/%zu/slurm-%s_%" PRId64 ".err",
-				 b->dir, c, a->array_job, a->task);
-			print_tail(out, err_path, 3);
+			char *err_path;
+			if (asprintf(&err_path, "%s/runs/%zu/slurm-%s_%" PRId64 ".err", b->dir, c,
+				     a->array_job, a->task) >= 0) {
+				print_tail(out, err_path, 3);
+				free(err_path);
+			}
 			fprintf(out, "      output: %s/runs/%zu/slurm-%s_%" PRId64 ".{out,err}\n", b->dir, c,
 				a->array_job, a->task);
 		}
@@ -292,6 +295,29 @@ static void print_human(FILE *out, const struct sb_status *st)
 static int status_once(const struct status_args *a, struct sb_status *st, struct sb_error *err)
 {
 	return sb_status_run(a->bench, &a->o, st, err);
+}
+
+void sb_status_print_warnings(FILE *out, const char *cmd, const struct sb_status *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ndups; i++)
+		fprintf(out, "sbctl %s: warning: chunk %" PRId64 " of attempt %" PRId64 " was submitted "
+			"more than once (arrays %s); its children are classified by array %s\n", cmd,
+			st->dups[i].chunk, st->dups[i].attempt, st->dups[i].job_ids, st->dups[i].chosen);
+	if (st->outcome_error)
+		fprintf(out, "sbctl %s: warning: the scheduler's final states could not be recorded "
+			"in submissions/ (%s); the classification is complete, a later status records "
+			"them\n", cmd, st->outcome_error);
+}
+
+/* BENCH is a directory whose benchmark record a running submit is still
+ * writing (it holds the directory's lock). */
+static bool being_created(const char *bench)
+{
+	struct stat sb;
+
+	return stat(bench, &sb) == 0 && S_ISDIR(sb.st_mode) && sb_status_submit_running(bench) == 1;
 }
 
 static int all_succeeded(const struct sb_status *st)
@@ -315,10 +341,12 @@ int cmd_status(int argc, char **argv)
 		a.o.progress = stderr;
 	rc = status_once(&a, &st, &err);
 	if (rc < 0) {
-		fprintf(stderr, "sbctl status: %s\n", err.msg);
+		fprintf(stderr, "sbctl status: %s%s\n", err.msg,
+			st.sched_failed ? " (use --offline to classify from the logs alone)" : "");
 		sb_status_release(&st);
 		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
+	sb_status_print_warnings(stderr, "status", &st);
 	if (a.json)
 		rc = print_json(stdout, &st, &err);
 	else
@@ -330,10 +358,39 @@ int cmd_status(int argc, char **argv)
 	return rc;
 }
 
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Sleeps until the next poll; false when the timeout has passed. */
+static bool next_poll(const struct status_args *a, const struct timespec *t0)
+{
+	double elapsed = elapsed_s(t0), pause = a->interval_s;
+
+	if (a->timeout_s > 0 && elapsed >= a->timeout_s)
+		return false;
+	if (a->timeout_s > 0 && elapsed + pause > a->timeout_s)
+		pause = a->timeout_s - elapsed;
+	usleep((useconds_t)(pause * 1e6));
+	return true;
+}
+
+/* The seconds wait will pause before it tries again (for its messages). */
+static double retry_in(const struct status_args *a, const struct timespec *t0)
+{
+	double left = a->timeout_s - elapsed_s(t0);
+
+	return a->timeout_s > 0 && left < a->interval_s ? (left > 0 ? left : 0) : a->interval_s;
+}
+
 int cmd_wait(int argc, char **argv)
 {
 	struct status_args a;
-	struct timespec t0, now;
+	struct timespec t0;
 	int rc = parse_args("wait", argc, argv, &a, true);
 
 	if (rc != 0) {
@@ -345,37 +402,45 @@ int cmd_wait(int argc, char **argv)
 	for (;;) {
 		struct sb_status st;
 		struct sb_error err;
-		double elapsed;
 
+		if (a.timeout_s > 0) { /* a hung sacct does not outlast --timeout */
+			double left_ms = (a.timeout_s - elapsed_s(&t0)) * 1000;
+			a.o.sched_timeout_ms = left_ms > 120000 ? 120000 : left_ms < 1000 ? 1000 : (int)left_ms;
+		}
 		rc = status_once(&a, &st, &err);
-		if (rc < 0) {
+		if (rc < 0 && (st.sched_failed || (rc == -2 && being_created(a.bench)))) {
+			/* slurmdbd down, sacct timed out, a submit still creating the
+			 * benchmark: none of them is a verdict, keep waiting */
+			if (isatty(STDERR_FILENO))
+				fputc('\n', stderr);
+			double in = retry_in(&a, &t0);
+			fprintf(stderr, "sbctl wait: %s; retrying in %.*f s\n", st.sched_failed ? err.msg :
+				"the benchmark directory is being created by a submit", in < 10 ? 1 : 0, in);
+			sb_status_release(&st);
+		} else if (rc < 0) {
 			fprintf(stderr, "sbctl wait: %s\n", err.msg);
 			sb_status_release(&st);
 			return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
-		}
-		if (st.counts[SB_CLASS_PENDING] + st.counts[SB_CLASS_RUNNING] == 0) {
+		} else if (st.counts[SB_CLASS_PENDING] + st.counts[SB_CLASS_RUNNING] == 0) {
+			/* no verdict the settle time could still change: those are
+			 * pending or running until they are settled */
+			sb_status_print_warnings(stderr, "wait", &st);
 			print_human(stdout, &st);
 			rc = all_succeeded(&st) ? SB_EXIT_OK : SB_EXIT_PROBLEM;
 			sb_status_release(&st);
 			return rc;
+		} else {
+			if (isatty(STDERR_FILENO))
+				fprintf(stderr, "\rwaiting: %zu pending, %zu running (%.0f s)\033[K",
+					st.counts[SB_CLASS_PENDING], st.counts[SB_CLASS_RUNNING], elapsed_s(&t0));
+			sb_status_release(&st);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\rwaiting: %zu pending, %zu running (%.0f s)\033[K",
-				st.counts[SB_CLASS_PENDING], st.counts[SB_CLASS_RUNNING], elapsed);
-		sb_status_release(&st);
-		if (a.timeout_s > 0 && elapsed >= a.timeout_s) {
+		if (!next_poll(&a, &t0)) {
 			if (isatty(STDERR_FILENO))
 				fputc('\n', stderr);
 			fprintf(stderr, "sbctl wait: timed out after %.0f s with children still pending "
-				"or running\n", a.timeout_s);
+				"or running, or no answer from the scheduler\n", a.timeout_s);
 			return SB_EXIT_RUNTIME;
 		}
-		if (a.timeout_s > 0 && elapsed + a.interval_s > a.timeout_s) {
-			usleep((useconds_t)((a.timeout_s - elapsed) * 1e6));
-			continue;
-		}
-		usleep((useconds_t)(a.interval_s * 1e6));
 	}
 }

@@ -190,10 +190,10 @@ static int expand_tasks(const char *list, struct sb_sched_row *tmpl,
 /* Parses a JobID ("123", "123_4", "123_[2-5%1]") into r and appends the
  * row(s).  Returns -1 on error, 0 when the id is not one sbench knows (skip),
  * 1 when rows were added. */
-static int add_with_id(const char *id, struct sb_sched_row *r,
+static int add_with_id(char *id, struct sb_sched_row *r,
 		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
 {
-	const char *us = strchr(id, '_');
+	char *us = strchr(id, '_');
 	uint64_t task;
 
 	if (us == NULL) {
@@ -208,12 +208,11 @@ static int add_with_id(const char *id, struct sb_sched_row *r,
 	if (parse_u64(id, us, &r->array_job) < 0)
 		return 0;
 	if (us[1] == '[') {
-		size_t len = strlen(us + 2);
-		char list[256];
+		char *list = us + 2; /* in the kept copy of the output: no length limit */
+		size_t len = strlen(list);
 		int n;
-		if (len < 2 || len >= sizeof(list) || us[2 + len - 1] != ']')
+		if (len < 2 || list[len - 1] != ']')
 			return 0;
-		memcpy(list, us + 2, len - 1);
 		list[len - 1] = '\0';
 		r->raw_id = 0; /* a collapsed row's raw id is the array's, not the tasks' */
 		n = expand_tasks(list, r, rows, max_tasks, err);
@@ -265,13 +264,14 @@ static int sacct_row(char **f, struct sb_sched_row *r)
 
 	if (parse_u64(f[1], f[1] + strlen(f[1]), &raw) == 0)
 		r->raw_id = raw;
-	snprintf(r->name, sizeof(r->name), "%s", f[2]);
+	r->name = f[2];
 	r->state = sb_sched_state_parse(f[3], &r->cancelled_by);
 	parse_exit(f[4], r);
 	r->submit = sb_sched_time_parse(f[5]);
 	r->start = sb_sched_time_parse(f[6]);
 	r->end = sb_sched_time_parse(f[7]);
-	snprintf(r->nodes, sizeof(r->nodes), "%s", f[8]);
+	r->nodes = f[8];
+	r->reason = "";
 	return r->state != SB_STATE_UNKNOWN;
 }
 
@@ -281,9 +281,10 @@ static int squeue_row(char **f, struct sb_sched_row *r)
 
 	if (parse_u64(f[1], f[1] + strlen(f[1]), &raw) == 0)
 		r->raw_id = raw;
-	snprintf(r->name, sizeof(r->name), "%s", f[2]);
+	r->name = f[2];
 	r->state = sb_sched_state_parse(f[3], &r->cancelled_by);
-	snprintf(r->reason, sizeof(r->reason), "%s", f[4]);
+	r->reason = f[4];
+	r->nodes = "";
 	r->exit_code = r->exit_signal = -1;
 	r->submit = r->start = r->end = -1;
 	return r->state != SB_STATE_UNKNOWN;
@@ -292,10 +293,15 @@ static int squeue_row(char **f, struct sb_sched_row *r)
 static int parse_lines(const char *text, size_t nfields, row_fn fn,
 		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
 {
-	char *copy = strdup(text), *line, *save = NULL;
+	char *copy = strdup(text), *line, *save = NULL, **texts;
 
-	if (copy == NULL)
+	texts = copy ? realloc(rows->texts, (rows->ntexts + 1) * sizeof(*texts)) : NULL;
+	if (texts == NULL) {
+		free(copy);
 		return sb_errorf(err, "scheduler rows: out of memory");
+	}
+	rows->texts = texts;
+	rows->texts[rows->ntexts++] = copy; /* the rows' texts point into it */
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *f[MAX_FIELDS];
 		struct sb_sched_row r;
@@ -312,14 +318,11 @@ static int parse_lines(const char *text, size_t nfields, row_fn fn,
 			continue;
 		}
 		rc = add_with_id(f[0], &r, rows, max_tasks, err);
-		if (rc < 0) {
-			free(copy);
+		if (rc < 0)
 			return -1;
-		}
 		if (rc == 0)
 			rows->skipped++;
 	}
-	free(copy);
 	return 0;
 }
 
@@ -337,8 +340,13 @@ int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tas
 
 void sb_sched_rows_release(struct sb_sched_rows *rows)
 {
+	size_t i;
+
 	if (rows == NULL)
 		return;
+	for (i = 0; i < rows->ntexts; i++)
+		free(rows->texts[i]);
+	free(rows->texts);
 	free(rows->v);
 	memset(rows, 0, sizeof(*rows));
 }

@@ -53,26 +53,30 @@ int sb_sched_state_terminal(enum sb_sched_state s);
 
 /* One job, or one array task, as the scheduler reports it.  A pending array
  * that sacct or squeue prints collapsed ("123_[2-5%1]") is expanded into one
- * row per task id. */
+ * row per task id.  The texts (name, nodes, reason) are never cut short: they
+ * point into the output kept by the rows they came from (valid until
+ * sb_sched_rows_release), "" when the scheduler printed none. */
 struct sb_sched_row {
 	char job_id[64];     /* Slurm's JobID text for this task: "123_4" or "123" */
 	uint64_t array_job;  /* 123 for "123_4"; the job id itself when not an array */
 	int64_t array_task;  /* 4 for "123_4"; -1 when not an array task */
 	uint64_t raw_id;     /* JobIDRaw / %A; 0 when not known (collapsed pending rows) */
-	char name[256];      /* JobName */
+	const char *name;    /* JobName */
 	enum sb_sched_state state;
 	long cancelled_by;   /* uid for "CANCELLED by UID", else -1 */
 	int exit_code;       /* ExitCode "N:S": N, or -1 when unknown */
 	int exit_signal;     /* S, or -1 when unknown */
 	int64_t submit, start, end; /* seconds since the epoch, -1 for Unknown/None */
-	char nodes[128];     /* NodeList (sacct) */
-	char reason[64];     /* pending reason (squeue) */
+	const char *nodes;   /* NodeList (sacct) */
+	const char *reason;  /* pending reason (squeue) */
 };
 
 struct sb_sched_rows {
 	struct sb_sched_row *v;
 	size_t n, cap;
 	size_t skipped; /* lines that were not evidence */
+	char **texts;   /* the outputs the rows' texts point into */
+	size_t ntexts;
 };
 
 /* Appends the rows of one `sacct -P -n -X -D --format=SB_SACCT_FORMAT`

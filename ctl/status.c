@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,17 +47,46 @@ static int64_t get_int(const msgpack_object *map, const char *key, int64_t dflt)
 	return dflt;
 }
 
-static void get_str(const msgpack_object *map, const char *key, char *buf, size_t size)
+/* The string at key, whole, in *out (NULL when there is none); -1 when out
+ * of memory. */
+static int dup_str(const msgpack_object *map, const char *key, char **out)
 {
 	const msgpack_object *o = sb_mp_get(map, key);
-	size_t n;
 
-	buf[0] = '\0';
+	*out = NULL;
 	if (o == NULL || o->type != MSGPACK_OBJECT_STR)
-		return;
-	n = o->via.str.size < size - 1 ? o->via.str.size : size - 1;
-	memcpy(buf, o->via.str.ptr, n);
-	buf[n] = '\0';
+		return 0;
+	*out = strndup(o->via.str.ptr, o->via.str.size);
+	return *out ? 0 : -1;
+}
+
+/* Sets *field (when still unset) to a formatted text; -1 when out of memory. */
+static int note(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*field)
+		return 0;
+	va_start(ap, fmt);
+	n = vasprintf(field, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		*field = NULL;
+	return n < 0 ? -1 : 0;
+}
+
+/* The evidence strings of a log (sb_log_evidence owns none itself). */
+static void log_evidence_release(struct sb_log_evidence *l)
+{
+	free(l->job_id);
+	free(l->error);
+	free(l->not_ok);
+	free(l->changed);
+	memset(l, 0, sizeof(*l));
+	l->exit_code = -1;
 }
 
 static void progress(const struct sb_status_opts *o, const char *what, size_t done, size_t total)
@@ -94,11 +124,148 @@ static struct sb_attempt_status *add_attempt(struct sb_child_status *c, int64_t 
 	return a;
 }
 
+/* Job ids in a total order: numerically for the digits sbatch prints. */
+static int cmp_job_id(const char *x, const char *y)
+{
+	size_t a = strlen(x), b = strlen(y);
+
+	return a != b ? (a > b) - (a < b) : strcmp(x, y);
+}
+
+/* A total order on records of one kind: time, then job id.  What status
+ * picks from several records never depends on the order of the files in
+ * submissions/ (the same evidence gives the same bytes). */
+static int cmp_entry(const struct sb_subm_entry *x, const struct sb_subm_entry *y)
+{
+	int c;
+
+	if (x->time_ns != y->time_ns)
+		return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+	if ((c = cmp_job_id(x->job_id, y->job_id)) != 0)
+		return c;
+	if ((c = strcmp(x->state, y->state)) != 0)
+		return c;
+	if (x->end != y->end)
+		return (x->end > y->end) - (x->end < y->end);
+	return (x->exit_code > y->exit_code) - (x->exit_code < y->exit_code);
+}
+
+/* What sbctl recorded about submitting one chunk. */
+struct chunk_subm {
+	const struct sb_subm_entry *sub; /* the first SUBMITTED record, or NULL */
+	int64_t submit_ns;               /* its intent's time (else its own) */
+	int64_t intent_ns;               /* no SUBMITTED: an intent newer than any
+	                                    submit_failed, or 0 */
+	size_t njobs;                    /* distinct job ids submitted */
+};
+
+static void chunk_submission(const struct sb_subm *subm, int64_t attempt, int64_t chunk,
+			     struct chunk_subm *cs)
+{
+	const struct sb_subm_entry *intent = NULL, *failed = NULL;
+	size_t i, k;
+
+	memset(cs, 0, sizeof(*cs));
+	for (i = 0; i < subm->n; i++) {
+		const struct sb_subm_entry *e = &subm->v[i];
+		if (e->attempt != attempt || e->chunk != chunk)
+			continue;
+		if (e->type == SB_SUBM_SUBMITTED && (cs->sub == NULL || cmp_entry(e, cs->sub) < 0))
+			cs->sub = e;
+		else if (e->type == SB_SUBM_INTENT && (intent == NULL || cmp_entry(e, intent) > 0))
+			intent = e;
+		else if (e->type == SB_SUBM_SUBMIT_FAILED && (failed == NULL || cmp_entry(e, failed) > 0))
+			failed = e;
+	}
+	for (i = 0; i < subm->n; i++) { /* distinct job ids */
+		const struct sb_subm_entry *e = &subm->v[i];
+		bool seen = false;
+		if (e->type != SB_SUBM_SUBMITTED || e->attempt != attempt || e->chunk != chunk)
+			continue;
+		for (k = 0; k < i && !seen; k++)
+			seen = subm->v[k].type == SB_SUBM_SUBMITTED && subm->v[k].attempt == attempt &&
+			       subm->v[k].chunk == chunk && !strcmp(subm->v[k].job_id, e->job_id);
+		cs->njobs += !seen;
+	}
+	if (cs->sub) {
+		/* the intent that preceded it */
+		const struct sb_subm_entry *before = NULL;
+		for (i = 0; i < subm->n; i++) {
+			const struct sb_subm_entry *e = &subm->v[i];
+			if (e->type == SB_SUBM_INTENT && e->attempt == attempt && e->chunk == chunk &&
+			    e->time_ns <= cs->sub->time_ns && (before == NULL || e->time_ns > before->time_ns))
+				before = e;
+		}
+		cs->submit_ns = before ? before->time_ns : cs->sub->time_ns;
+	} else if (intent && (failed == NULL || intent->time_ns > failed->time_ns)) {
+		cs->intent_ns = intent->time_ns;
+	}
+}
+
+/* Records a chunk submitted more than once: every array, in the total order. */
+static int add_dup(struct sb_status *st, const struct sb_subm *subm, int64_t attempt, int64_t chunk,
+		   const struct chunk_subm *cs, struct sb_error *err)
+{
+	const struct sb_subm_entry **v = calloc(cs->njobs, sizeof(*v));
+	struct sb_status_dup *d;
+	size_t i, k, n = 0, len = 1;
+	char *text;
+
+	if (v == NULL)
+		return sb_errorf(err, "out of memory");
+	for (i = 0; i < subm->n; i++) { /* one entry per job id: its first record */
+		const struct sb_subm_entry *e = &subm->v[i];
+		if (e->type != SB_SUBM_SUBMITTED || e->attempt != attempt || e->chunk != chunk)
+			continue;
+		for (k = 0; k < n && strcmp(v[k]->job_id, e->job_id); k++)
+			;
+		if (k < n) {
+			if (cmp_entry(e, v[k]) < 0)
+				v[k] = e;
+			continue;
+		}
+		if (n < cs->njobs)
+			v[n++] = e;
+	}
+	for (i = 1; i < n; i++) /* insertion sort: a handful */
+		for (k = i; k > 0 && cmp_entry(v[k], v[k - 1]) < 0; k--) {
+			const struct sb_subm_entry *t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]->job_id) + 5;
+	d = realloc(st->dups, (st->ndups + 1) * sizeof(*d));
+	text = malloc(len);
+	if (d == NULL || text == NULL) {
+		free(v);
+		free(text);
+		if (d)
+			st->dups = d;
+		return sb_errorf(err, "out of memory");
+	}
+	st->dups = d;
+	text[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(text, i + 1 == n ? " and " : ", ");
+		strcat(text, v[i]->job_id);
+	}
+	d = &st->dups[st->ndups++];
+	d->attempt = attempt;
+	d->chunk = chunk;
+	d->job_ids = text;
+	snprintf(d->chosen, sizeof(d->chosen), "%s", v[0]->job_id);
+	free(v);
+	return 0;
+}
+
 static int read_map(struct sb_status *st, const char *path, int64_t attempt, int64_t chunk,
 		    const struct sb_subm *subm, struct sb_error *err)
 {
-	const struct sb_subm_entry *sub = sb_subm_find(subm, SB_SUBM_SUBMITTED, attempt, chunk);
-	const struct sb_subm_entry *intent = sb_subm_find(subm, SB_SUBM_INTENT, attempt, chunk);
+	struct chunk_subm cs;
+	const struct sb_subm_entry *sub;
+	const char *dup = NULL;
 	const msgpack_object *tasks;
 	msgpack_unpacked u;
 	char *data;
@@ -106,6 +273,16 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 	uint32_t t;
 	int rc = -1;
 
+	chunk_submission(subm, attempt, chunk, &cs);
+	sub = cs.sub;
+	if (sub && strlen(sub->job_id) >= SB_JOB_ID_MAX)
+		return sb_errorf(err, "the job id recorded for chunk %" PRId64 " of attempt %" PRId64
+				 " is longer than %d bytes", chunk, attempt, SB_JOB_ID_MAX - 1);
+	if (cs.njobs > 1) {
+		if (add_dup(st, subm, attempt, chunk, &cs, err) < 0)
+			return -1;
+		dup = st->dups[st->ndups - 1].job_ids;
+	}
 	if (sb_fs_read_file(path, MAP_MAX, &data, &len, err) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
@@ -129,11 +306,13 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 		}
 		a->chunk = chunk;
 		a->task = t;
+		a->duplicate = dup;
+		a->sched.intent_ns = cs.intent_ns;
 		if (sub) {
-			snprintf(a->array_job, sizeof(a->array_job), "%.31s", sub->job_id);
-			snprintf(a->job_id, sizeof(a->job_id), "%.31s_%u", sub->job_id, t);
+			snprintf(a->array_job, sizeof(a->array_job), "%s", sub->job_id);
+			snprintf(a->job_id, sizeof(a->job_id), "%s_%u", sub->job_id, t);
 			a->sched.submitted = true;
-			a->sched.submit_ns = intent ? intent->time_ns : sub->time_ns;
+			a->sched.submit_ns = cs.submit_ns;
 		}
 	}
 	rc = 0;
@@ -150,7 +329,8 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 	int64_t attempt, chunk;
 
 	for (attempt = 0;; attempt++) {
-		snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, st->bench->dir, attempt);
+		if (snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, st->bench->dir, attempt) >= (int)sizeof(dir))
+			return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 		if (access(dir, F_OK) != 0)
 			break;
 		for (chunk = 0;; chunk++) {
@@ -166,34 +346,80 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 
 /* ---- logs ---------------------------------------------------------------- */
 
-/* Parses "<child>.a<attempt>.j<job>.r<restart>.log". */
-static int parse_log_name(const char *name, int64_t *child, int64_t *attempt, int64_t *restart)
+/* A non-negative decimal at *p (advancing it); -1 when there is none. */
+static int64_t parse_num(const char **p)
 {
-	long long c, a, r;
-	char job[32];
-	int used = 0;
+	int64_t v = 0;
 
-	if (sscanf(name, "%lld.a%lld.j%31[0-9a-z].r%lld.log%n", &c, &a, job, &r, &used) != 4 ||
-	    name[used] != '\0' || c < 0 || a < 0 || r < 0)
+	if (**p < '0' || **p > '9')
 		return -1;
-	*child = c;
-	*attempt = a;
-	*restart = r;
+	for (; **p >= '0' && **p <= '9'; (*p)++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (**p - '0');
+	}
+	return v;
+}
+
+/* Parses "<child>.a<attempt>.j<job>.r<restart>.log"; the job is [0-9a-z]+,
+ * in *job (its length in *job_len). */
+static int parse_log_name(const char *name, int64_t *child, int64_t *attempt, const char **job,
+			  size_t *job_len, int64_t *restart)
+{
+	const char *p = name;
+
+	if ((*child = parse_num(&p)) < 0 || strncmp(p, ".a", 2) != 0)
+		return -1;
+	p += 2;
+	if ((*attempt = parse_num(&p)) < 0 || strncmp(p, ".j", 2) != 0)
+		return -1;
+	*job = p += 2;
+	while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z'))
+		p++;
+	*job_len = (size_t)(p - *job);
+	if (*job_len == 0 || strncmp(p, ".r", 2) != 0)
+		return -1;
+	p += 2;
+	if ((*restart = parse_num(&p)) < 0 || strcmp(p, ".log") != 0)
+		return -1;
 	return 0;
 }
 
 struct log_choice {
 	int64_t restart;
-	char rel[256];
+	bool own;             /* written by the job the scheduler names (raw id) */
+	char *rel;            /* NULL: none found */
+	size_t job_off, job_len; /* the job id in rel */
 };
+
+/* Whether candidate (restart, own, job, rel) is a better log for the run
+ * than the one chosen so far: the latest restart; then one written by the
+ * job the scheduler ran the run as (a chunk submitted twice has the logs of
+ * two jobs); then the lowest job id; then the name.  A total order: the
+ * choice never depends on the order of the directory entries. */
+static bool better_log(const struct log_choice *lc, int64_t restart, bool own, const char *job,
+		       size_t job_len, const char *rel)
+{
+	int c;
+
+	if (lc->rel == NULL || restart != lc->restart)
+		return lc->rel == NULL || restart > lc->restart;
+	if (own != lc->own)
+		return own;
+	if (job_len != lc->job_len)
+		return job_len < lc->job_len;
+	c = memcmp(job, lc->rel + lc->job_off, job_len);
+	return c ? c < 0 : strcmp(rel, lc->rel) < 0;
+}
 
 static int scan_logs(struct sb_status *st, struct log_choice **choices, struct sb_error *err)
 {
-	char events[PATH_MAX], shard[PATH_MAX + 300];
+	char events[PATH_MAX], shard[PATH_MAX + NAME_MAX + 2];
 	struct dirent *d, *e;
 	DIR *dp, *sp;
 
-	snprintf(events, sizeof(events), "%s/events", st->bench->dir);
+	if (snprintf(events, sizeof(events), "%s/events", st->bench->dir) >= (int)sizeof(events))
+		return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 	dp = opendir(events);
 	if (dp == NULL)
 		return errno == ENOENT ? 0 : sb_errorf(err, "cannot read '%s': %s", events, strerror(errno));
@@ -207,24 +433,36 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 		while ((e = readdir(sp)) != NULL) {
 			int64_t child, attempt, restart;
 			struct sb_attempt_status *a = NULL;
-			size_t i;
+			struct log_choice *lc;
+			char rel[SB_LOG_REL_MAX];
+			const char *job;
+			size_t i, job_len;
+			bool own;
 
-			if (parse_log_name(e->d_name, &child, &attempt, &restart) < 0 ||
-			    (size_t)child >= st->n)
+			if (parse_log_name(e->d_name, &child, &attempt, &job, &job_len, &restart) < 0 ||
+			    (uint64_t)child >= st->n)
 				continue;
 			for (i = 0; i < st->children[child].nattempts; i++)
 				if (st->children[child].attempts[i].attempt == attempt)
 					a = &st->children[child].attempts[i];
 			if (a == NULL)
 				continue; /* a log of no attempt sbctl made: not evidence */
-			i = (size_t)(a - st->children[child].attempts);
-			{
-				struct log_choice *lc = &choices[child][i];
-				if (lc->rel[0] && lc->restart >= restart)
-					continue;
-				lc->restart = restart;
-				snprintf(lc->rel, sizeof(lc->rel), "events/%.32s/%.200s", d->d_name, e->d_name);
+			lc = &choices[child][a - st->children[child].attempts];
+			/* both names are directory entries: no truncation (SB_LOG_REL_MAX) */
+			snprintf(rel, sizeof(rel), "events/%s/%s", d->d_name, e->d_name);
+			own = a->sched.row.raw_id != 0 && strtoull(job, NULL, 10) == a->sched.row.raw_id;
+			if (!better_log(lc, restart, own, job, job_len, rel))
+				continue;
+			free(lc->rel);
+			if ((lc->rel = strdup(rel)) == NULL) {
+				closedir(sp);
+				closedir(dp);
+				return sb_errorf(err, "out of memory");
 			}
+			lc->restart = restart;
+			lc->own = own;
+			lc->job_off = strlen("events/") + strlen(d->d_name) + 1 + (size_t)(job - e->d_name);
+			lc->job_len = job_len;
 		}
 		closedir(sp);
 	}
@@ -232,15 +470,16 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 	return 0;
 }
 
-static void copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
+/* The metrics of a finish record, names whole; -1 when out of memory. */
+static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
 {
 	uint32_t i;
 
 	if (m == NULL || m->type != MSGPACK_OBJECT_MAP || m->via.map.size == 0)
-		return;
+		return 0;
 	a->metrics = calloc(m->via.map.size, sizeof(*a->metrics));
 	if (a->metrics == NULL)
-		return;
+		return -1;
 	for (i = 0; i < m->via.map.size; i++) {
 		const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
 		struct sb_metric *x = &a->metrics[a->nmetrics];
@@ -261,9 +500,11 @@ static void copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
 			continue;
 		}
 		x->name = strndup(k->via.str.ptr, k->via.str.size);
-		if (x->name)
-			a->nmetrics++;
+		if (x->name == NULL)
+			return -1;
+		a->nmetrics++;
 	}
+	return 0;
 }
 
 /* Streams the SHA-256 of a file; -1 when it cannot be read. */
@@ -288,72 +529,67 @@ out:
 	return rc;
 }
 
-/* Compares each hashed result of a verified exit-0 finish with the file now. */
-static void check_results(struct sb_status *st, struct sb_index *idx, int64_t child,
-			  struct sb_attempt_status *a, const msgpack_object *results, bool rehash)
+/* Compares each hashed result of a verified exit-0 finish with the file now.
+ * Paths are used whole, whatever their length (a spec may declare any
+ * path); -1 only when out of memory. */
+static int check_results(struct sb_status *st, struct sb_index *idx, int64_t child,
+			 struct sb_attempt_status *a, const msgpack_object *results, bool rehash)
 {
+	struct sb_log_evidence *l = &a->log;
 	uint32_t i;
 
 	if (results == NULL || results->type != MSGPACK_OBJECT_ARRAY)
-		return;
+		return 0;
 	for (i = 0; i < results->via.array.size; i++) {
 		const msgpack_object *r = &results->via.array.ptr[i];
 		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
-		char path[256], sha_hex[80], full[PATH_MAX], now_hex[65];
+		const msgpack_object *sha_o = sb_mp_get(r, "sha256");
+		char *path = NULL, *full = NULL, now_hex[65];
 		uint8_t sha[32];
 		struct stat sb;
 		struct sb_index_file_stamp stamp;
-		int cached = 0;
+		int cached = 0, rc = 0;
 
-		get_str(r, "path", path, sizeof(path));
-		get_str(r, "sha256", sha_hex, sizeof(sha_hex));
+		if (dup_str(r, "path", &path) < 0)
+			return -1;
+		if (path == NULL && (path = strdup("")) == NULL)
+			return -1;
 		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
-			if (!a->log.not_ok[0])
-				snprintf(a->log.not_ok, sizeof(a->log.not_ok), "result '%.200s' was missing at finish", path);
-			continue;
-		}
-		if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
-			if (!a->log.not_ok[0])
-				snprintf(a->log.not_ok, sizeof(a->log.not_ok), "result '%.200s' was not hashed "
-					 "(no time left before the kill)", path);
-			continue;
-		}
-		if (strlen(sha_hex) != 64) {
-			if (!a->log.not_ok[0])
-				snprintf(a->log.not_ok, sizeof(a->log.not_ok), "result '%.200s' could not be read at finish", path);
-			continue;
-		}
-		if (path[0] == '/')
-			snprintf(full, sizeof(full), "%s", path);
-		else
-			snprintf(full, sizeof(full), "%s/runs/%" PRId64 "/%s", st->bench->dir, child, path);
-		if (lstat(full, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-			if (!a->log.changed[0])
-				snprintf(a->log.changed, sizeof(a->log.changed), "result '%.200s' is gone since "
-					 "the verified finish", path);
-			continue;
-		}
-		stamp = (struct sb_index_file_stamp){
-			sb.st_size, (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
-			(int64_t)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec, (uint64_t)sb.st_ino,
-		};
-		if (!rehash && idx)
-			cached = sb_index_get_hash(idx, full, &stamp, sha, NULL) == 1;
-		if (!cached) {
-			if (hash_file(full, sha) < 0) {
-				if (!a->log.changed[0])
-					snprintf(a->log.changed, sizeof(a->log.changed), "result '%.200s' cannot be "
-						 "read now", path);
-				continue;
+			rc = note(&l->not_ok, "result '%s' was missing at finish", path);
+		} else if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
+			rc = note(&l->not_ok, "result '%s' was not hashed (no time left before the kill)", path);
+		} else if (sha_o == NULL || sha_o->type != MSGPACK_OBJECT_STR || sha_o->via.str.size != 64) {
+			rc = note(&l->not_ok, "result '%s' could not be read at finish", path);
+		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
+			    : asprintf(&full, "%s/runs/%" PRId64 "/%s", st->bench->dir, child, path)) < 0) {
+			full = NULL;
+			rc = -1;
+		} else if (lstat(full, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			rc = note(&l->changed, "result '%s' is gone since the verified finish", path);
+		} else {
+			stamp = (struct sb_index_file_stamp){
+				sb.st_size, (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
+				(int64_t)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec, (uint64_t)sb.st_ino,
+			};
+			if (!rehash && idx)
+				cached = sb_index_get_hash(idx, full, &stamp, sha, NULL) == 1;
+			if (!cached && hash_file(full, sha) < 0) {
+				rc = note(&l->changed, "result '%s' cannot be read now", path);
+			} else {
+				if (!cached && idx)
+					sb_index_put_hash(idx, full, &stamp, sha, NULL);
+				sb_hex_encode(sha, 32, now_hex);
+				if (memcmp(now_hex, sha_o->via.str.ptr, 64) != 0)
+					rc = note(&l->changed, "result '%s' changed after the verified finish "
+						  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
 			}
-			if (idx)
-				sb_index_put_hash(idx, full, &stamp, sha, NULL);
 		}
-		sb_hex_encode(sha, 32, now_hex);
-		if (strcmp(now_hex, sha_hex) != 0 && !a->log.changed[0])
-			snprintf(a->log.changed, sizeof(a->log.changed), "result '%.150s' changed after the "
-				 "verified finish (sha256 %.12s, not %.12s)", path, now_hex, sha_hex);
+		free(path);
+		free(full);
+		if (rc < 0)
+			return -1;
 	}
+	return 0;
 }
 
 static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_index *idx,
@@ -364,57 +600,63 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 				     .attempt = a->attempt, .restart = -1, .pid = -1 };
 	struct sb_log_head head;
 	struct sb_log_expect ex = { .id = &want };
-	char path[PATH_MAX];
+	char *path;
 	struct sb_log_result *r;
 	struct stat sb;
 	uint64_t count;
 	size_t i, nv;
-	int have_head = 0;
+	int have_head = 0, rc = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", st->bench->dir, rel);
-	snprintf(a->log_rel, sizeof(a->log_rel), "%s", rel);
+	if (asprintf(&path, "%s/%s", st->bench->dir, rel) < 0)
+		return sb_errorf(err, "out of memory");
 	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
 		head.count = count;
 		ex.head = &head;
 		have_head = 1;
 	}
 	r = sb_log_read_file(v, path, &ex, err);
-	if (r == NULL)
+	if (r == NULL) {
+		free(path);
 		return -1;
+	}
 	a->log.present = true;
 	a->log.tail = sb_log_result_tail(r);
 	if (stat(path, &sb) == 0)
 		a->log.last_life_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+	free(path);
 	nv = sb_log_result_verified(r);
-	for (i = 0; i < nv; i++) {
+	for (i = 0; rc == 0 && i < nv; i++) {
 		const struct sb_log_record *rec = sb_log_result_record(r, i);
 		if (rec->time_ns > a->log.last_life_ns)
 			a->log.last_life_ns = rec->time_ns;
-		if (!strcmp(rec->type, "start")) {
+		if (!strcmp(rec->type, "start") && !a->log.has_start) {
 			a->log.has_start = true;
-			snprintf(a->log.job_id, sizeof(a->log.job_id), "%s", rec->id.job_id ? rec->id.job_id : "");
+			if (rec->id.job_id && (a->log.job_id = strdup(rec->id.job_id)) == NULL)
+				rc = -1;
 		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
 			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
 			a->log.has_finish = true;
 			a->log.finish_ns = rec->time_ns;
 			a->log.exit_code = (int)get_int(pl, "exit_code", -1);
 			a->log.signal = (int)get_int(pl, "signal", 0);
-			get_str(pl, "error", a->log.error, sizeof(a->log.error));
-			copy_metrics(a, sb_mp_get(pl, "metrics"));
-			if (mer && mer->type == MSGPACK_OBJECT_STR)
-				snprintf(a->log.not_ok, sizeof(a->log.not_ok), "the metrics file could not be "
-					 "read: %.*s", (int)(mer->via.str.size < 200 ? mer->via.str.size : 200),
-					 mer->via.str.ptr);
-			if (a->log.exit_code == 0 && !a->log.error[0])
-				check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash);
+			if (dup_str(pl, "error", &a->log.error) < 0)
+				rc = -1;
+			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
+				rc = -1;
+			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
+			    note(&a->log.not_ok, "the metrics file could not be read: %.*s",
+				 (int)mer->via.str.size, mer->via.str.ptr) < 0)
+				rc = -1;
+			if (rc == 0 && a->log.exit_code == 0 && !(a->log.error && a->log.error[0]))
+				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash);
 		}
 	}
 	/* remember the verified head: a later, shorter log is a rollback */
-	if (idx && (a->log.tail == SB_LOG_TAIL_OK || a->log.tail == SB_LOG_TAIL_TORN) &&
+	if (rc == 0 && idx && (a->log.tail == SB_LOG_TAIL_OK || a->log.tail == SB_LOG_TAIL_TORN) &&
 	    sb_log_result_head(r, &head) == 0 && (!have_head || head.count > count))
 		sb_index_put_head(idx, st->bench->digest, rel, head.count, head.tag, NULL);
 	sb_log_result_destroy(r);
-	return 0;
+	return rc < 0 ? sb_errorf(err, "out of memory reading log '%s'", rel) : 0;
 }
 
 static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
@@ -438,14 +680,16 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 		goto out;
 	for (c = 0; c < st->n; c++)
 		for (i = 0; i < st->children[c].nattempts; i++)
-			total += choices[c][i].rel[0] != 0;
+			total += choices[c][i].rel != NULL;
 	for (c = 0; c < st->n; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
-			if (!choices[c][i].rel[0])
+			struct sb_attempt_status *a = &st->children[c].attempts[i];
+			if (choices[c][i].rel == NULL)
 				continue;
-			st->children[c].attempts[i].log_restart = choices[c][i].restart;
-			if (read_log(st, v, idx, (int64_t)c, &st->children[c].attempts[i],
-				     choices[c][i].rel, o->rehash, err) < 0)
+			a->log_restart = choices[c][i].restart;
+			a->log_rel = choices[c][i].rel; /* a owns it from here on */
+			choices[c][i].rel = NULL;
+			if (read_log(st, v, idx, (int64_t)c, a, a->log_rel, o->rehash, err) < 0)
 				goto out;
 			progress(o, "reading logs", ++done, total);
 		}
@@ -453,6 +697,9 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 	rc = 0;
 out:
 	sb_log_verifier_destroy(v);
+	for (c = 0; c < st->n; c++)
+		for (i = 0; choices[c] && i < st->children[c].nattempts; i++)
+			free(choices[c][i].rel);
 	for (c = 0; c < st->n; c++)
 		free(choices[c]);
 	free(choices);
@@ -500,21 +747,22 @@ fail:
 }
 
 static int run_query(char **argv, const char *what, struct sb_sched_rows *rows, size_t max,
-		     int squeue, struct sb_error *err)
+		     int timeout_ms, int squeue, struct sb_error *err)
 {
 	struct sb_proc_result r;
 	int rc;
 
-	if (sb_proc_run(argv, SCHED_OUTPUT_MAX, SCHED_TIMEOUT_MS, &r, err) < 0)
-		return sb_error_prefix(err, "cannot ask the scheduler (%s; use --offline to classify "
-				       "from the logs alone)", what);
+	if (sb_proc_run(argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err) < 0)
+		return sb_error_prefix(err, "cannot ask the scheduler (%s)", what);
 	if (r.exit_code != 0 || r.truncated) {
 		char line[300];
 		snprintf(line, sizeof(line), "%s", r.err_len ? r.err : r.out);
 		line[strcspn(line, "\n")] = '\0';
-		rc = sb_errorf(err, "%s failed: %s (use --offline to classify from the logs alone)",
-			       what, r.timed_out ? "no answer within 120 s" : r.truncated ?
-			       "output too large" : line[0] ? line : "no message");
+		if (r.timed_out)
+			rc = sb_errorf(err, "%s failed: no answer within %.3g s", what, timeout_ms / 1000.0);
+		else
+			rc = sb_errorf(err, "%s failed: %s", what, r.truncated ? "output too large"
+				       : line[0] ? line : "no message");
 		sb_proc_result_release(&r);
 		return rc;
 	}
@@ -593,9 +841,9 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 {
 	size_t m;
 
-	memset(&a->log, 0, sizeof(a->log));
-	a->log.exit_code = -1;
-	a->log_rel[0] = '\0';
+	log_evidence_release(&a->log);
+	free(a->log_rel);
+	a->log_rel = NULL;
 	for (m = 0; m < a->nmetrics; m++)
 		free(a->metrics[m].name);
 	free(a->metrics);
@@ -603,11 +851,14 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 	a->nmetrics = 0;
 }
 
-static int ask_scheduler(struct sb_status *st, struct sb_sched_rows *acct, struct sb_sched_rows *queue,
-			 struct sb_error *err)
+/* One squeue call, then one sacct call per SB_SACCT_IDS_PER_CALL arrays: a
+ * job stays in squeue for MinJobAge after its end and is in accounting soon
+ * after its submission, so one that moves between the two calls is seen by
+ * one of them; sacct's row (the later answer) is preferred. */
+static int ask_scheduler(struct sb_status *st, int timeout_ms, struct sb_error *err)
 {
-	size_t n, i, max = st->n * 4 + 100000;
-	char **ids = job_ids(st, &n), start[32], list[SB_SACCT_IDS_PER_CALL * 24];
+	size_t n, i, k, used, max = st->n * 4 + 100000;
+	char **ids = job_ids(st, &n), start[32], *list;
 	time_t since = (time_t)(st->bench->created_ns / 1000000000) - 86400;
 	struct tm tm;
 	int rc = 0;
@@ -616,41 +867,84 @@ static int ask_scheduler(struct sb_status *st, struct sb_sched_rows *acct, struc
 		free(ids);
 		return 0;
 	}
+	list = malloc(n * (SB_JOB_ID_MAX + 1) + 1);
+	if (list == NULL) {
+		free(ids);
+		return sb_errorf(err, "out of memory");
+	}
+	for (k = 0, used = 0; k < n; k++)
+		used += (size_t)sprintf(list + used, "%s%s", k ? "," : "", ids[k]);
+	{
+		char *argv[] = { "squeue", "-h", "-r", "-j", list, "-o", SB_SQUEUE_FORMAT, NULL };
+		/* squeue fails for ids it no longer knows on real Slurm: not fatal */
+		if (run_query(argv, "squeue", &st->queue, max, timeout_ms, 1, NULL) < 0)
+			st->queue.n = 0;
+		st->squeue_calls++;
+	}
 	localtime_r(&since, &tm);
 	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S", &tm);
 	for (i = 0; rc == 0 && i < n; i += SB_SACCT_IDS_PER_CALL) {
-		size_t k, used = 0;
-		for (k = i; k < n && k < i + SB_SACCT_IDS_PER_CALL; k++)
-			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", k > i ? "," : "", ids[k]);
+		for (k = i, used = 0; k < n && k < i + SB_SACCT_IDS_PER_CALL; k++)
+			used += (size_t)sprintf(list + used, "%s%s", k > i ? "," : "", ids[k]);
 		{
 			char *argv[] = { "sacct", "-P", "-n", "-X", "-D", "-j", list, "-S", start,
 					 "--format=" SB_SACCT_FORMAT, NULL };
-			rc = run_query(argv, "sacct", acct, max, 0, err);
+			rc = run_query(argv, "sacct", &st->acct, max, timeout_ms, 0, err);
 			st->sacct_calls++;
 		}
 	}
-	if (rc == 0) {
-		/* jobs accounting does not show yet: one squeue call */
-		size_t k, used = 0;
-		char *qlist = malloc(n * 24 + 1);
-		if (qlist == NULL) {
-			free(ids);
-			return sb_errorf(err, "out of memory");
-		}
-		qlist[0] = '\0';
-		for (k = 0; k < n; k++)
-			used += (size_t)snprintf(qlist + used, n * 24 + 1 - used, "%s%s", k ? "," : "", ids[k]);
-		{
-			char *argv[] = { "squeue", "-h", "-r", "-j", qlist, "-o", SB_SQUEUE_FORMAT, NULL };
-			struct sb_error qerr;
-			/* squeue fails for ids it no longer knows on real Slurm: not fatal */
-			if (run_query(argv, "squeue", queue, max, 1, &qerr) < 0)
-				queue->n = 0;
-			st->squeue_calls++;
-		}
-		free(qlist);
-	}
+	free(list);
 	free(ids);
+	return rc;
+}
+
+/* Gives each submitted attempt its row: sacct's (its latest run), else
+ * squeue's; squeue's pending reason where sacct has none. */
+static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
+			const struct row_index *queue_ix)
+{
+	size_t c, i;
+
+	for (c = 0; c < st->n; c++) {
+		for (i = 0; i < st->children[c].nattempts; i++) {
+			struct sb_attempt_status *a = &st->children[c].attempts[i];
+			const struct sb_sched_row *row, *q;
+			int64_t earlier;
+
+			a->sched_restart = -1;
+			if (!a->job_id[0])
+				continue;
+			row = find_row(acct_ix, a->job_id, &a->sched_restart);
+			if (row == NULL || row->state == SB_STATE_UNKNOWN)
+				row = find_row(queue_ix, a->job_id, &earlier);
+			if (row == NULL)
+				continue;
+			a->sched.row = *row;
+			a->sched.has_row = true;
+			/* sacct has no pending reason: squeue's, when it says the same */
+			if ((row->reason == NULL || !row->reason[0]) && row->state == SB_STATE_PENDING &&
+			    (q = find_row(queue_ix, a->job_id, &earlier)) != NULL && q->state == row->state)
+				a->sched.row.reason = q->reason;
+		}
+	}
+}
+
+/* 1 when a submit (or rerun) of the benchmark holds its lock now: its
+ * chunks without a job id are being submitted, not missing. */
+int sb_status_submit_running(const char *dir)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *path;
+	int fd, rc;
+
+	if (asprintf(&path, "%s/lock", dir) < 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return 0;
+	rc = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+	close(fd);
 	return rc;
 }
 
@@ -711,24 +1005,75 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	return 0;
 }
 
+/* The latest outcome of each (child, attempt) in the total order of the
+ * records, and the cancels: one pass over the submission records. */
+static void gather_records(struct sb_status *st, const struct sb_subm *subm,
+			   const size_t *first_attempt, const struct sb_subm_entry **outcomes,
+			   const struct sb_subm_entry **cancels, size_t *ncancels)
+{
+	size_t i, k;
+
+	*ncancels = 0;
+	for (i = 0; i < subm->n; i++) {
+		const struct sb_subm_entry *e = &subm->v[i];
+		if (e->type == SB_SUBM_CANCEL)
+			cancels[(*ncancels)++] = e;
+		if (e->type != SB_SUBM_OUTCOME || e->child < 0 || (size_t)e->child >= st->n)
+			continue;
+		for (k = 0; k < st->children[e->child].nattempts; k++) {
+			const struct sb_subm_entry **o = &outcomes[first_attempt[e->child] + k];
+			if (st->children[e->child].attempts[k].attempt == e->attempt &&
+			    (*o == NULL || cmp_entry(e, *o) > 0))
+				*o = e;
+		}
+	}
+}
+
+/* Classifies one attempt from the evidence gathered. */
+static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
+			     const struct sb_subm_entry *out, const struct sb_subm_entry **cancels,
+			     size_t ncancels, const struct sb_classify_params *p)
+{
+	size_t k;
+
+	a->sched.consulted = st->consulted;
+	a->sched.submitting = st->submitting;
+	for (k = 0; k < ncancels; k++)
+		if (cancels[k]->attempt == a->attempt &&
+		    (cancels[k]->chunk < 0 || cancels[k]->chunk == a->chunk))
+			a->sched.cancel_recorded = true;
+	if (a->sched.has_row && a->log.present && a->sched_restart > a->log_restart)
+		forget_earlier_run(a);
+	if (!a->sched.has_row && out)
+		apply_outcome(a, out);
+	sb_classify(&a->log, &a->sched, p, &a->verdict);
+	if (a->duplicate) {
+		char *was = strdup(a->verdict.reason);
+		sb_verdict_set_reason(&a->verdict, "%s%schunk %" PRId64 " of attempt %" PRId64 " was "
+				      "submitted more than once (arrays %s): classified by array %s",
+				      was ? was : "", was && was[0] ? "; " : "", a->chunk, a->attempt,
+				      a->duplicate, a->array_job);
+		free(was);
+	}
+}
+
 int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		      struct sb_status *st, struct sb_error *err)
 {
 	struct sb_classify_params p;
-	struct sb_sched_rows acct = { 0 }, queue = { 0 };
 	struct row_index acct_ix = { 0 }, queue_ix = { 0 };
 	const struct sb_subm_entry **outcomes = NULL, **cancels = NULL;
 	size_t *first_attempt = NULL, ncancels = 0;
 	struct sb_subm subm = { 0 };
 	struct sb_subm_writer *w = NULL;
-	struct sb_index *idx;
+	struct sb_index *idx = NULL;
+	struct sb_error werr;
 	struct sb_key key;
 	size_t c, i;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
 	st->bench = b;
-	st->now_ns = now_ns();
 	st->n = b->children;
 	st->children = calloc(st->n ? st->n : 1, sizeof(*st->children));
 	if (st->children == NULL)
@@ -737,9 +1082,29 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		st->children[c].index = c;
 	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
-	idx = sb_index_open(NULL, NULL, NULL); /* only a cache here: work without it */
+	/* 1. sbctl's own records: which jobs ran which chunks */
+	st->submitting = sb_status_submit_running(b->dir) == 1;
 	if (sb_subm_read(b, &key, &subm, err) < 0 || read_maps(st, &subm, err) < 0)
 		goto out;
+	/* 2. the scheduler */
+	st->asked_ns = now_ns();
+	if (!o->offline) {
+		if (ask_scheduler(st, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
+				  err) < 0) {
+			st->sched_failed = true;
+			goto out;
+		}
+		st->consulted = true;
+		if (row_index_build(&acct_ix, &st->acct) < 0 || row_index_build(&queue_ix, &st->queue) < 0) {
+			sb_errorf(err, "out of memory");
+			goto out;
+		}
+		attach_rows(st, &acct_ix, &queue_ix);
+	}
+	/* 3. the logs, read after the scheduler answered: "now" is taken before
+	 * them, so that the settle time since a job's End is never overstated */
+	st->now_ns = now_ns();
+	idx = sb_index_open(NULL, NULL, NULL); /* only a cache here: work without it */
 	/* the heads and hashes recorded while reading, in one transaction */
 	if (sb_index_begin(idx, NULL) < 0) { /* another sbctl holds it: go on without */
 		sb_index_close(idx);
@@ -750,17 +1115,6 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	if (rc < 0)
 		goto out;
 	rc = -1;
-	if (!o->offline) {
-		if (ask_scheduler(st, &acct, &queue, err) < 0)
-			goto out;
-		st->consulted = true;
-		if (row_index_build(&acct_ix, &acct) < 0 || row_index_build(&queue_ix, &queue) < 0) {
-			sb_errorf(err, "out of memory");
-			goto out;
-		}
-	}
-	/* the latest outcome of each (child, attempt), and the cancels, in one
-	 * pass over the submission records (not one pass per child) */
 	first_attempt = calloc(st->n + 1, sizeof(*first_attempt));
 	cancels = calloc(subm.n + 1, sizeof(*cancels));
 	if (first_attempt == NULL || cancels == NULL) {
@@ -774,63 +1128,35 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		sb_errorf(err, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < subm.n; i++) {
-		const struct sb_subm_entry *e = &subm.v[i];
-		if (e->type == SB_SUBM_CANCEL)
-			cancels[ncancels++] = e;
-		if (e->type != SB_SUBM_OUTCOME || e->child < 0 || (size_t)e->child >= st->n)
-			continue;
-		for (size_t k = 0; k < st->children[e->child].nattempts; k++)
-			if (st->children[e->child].attempts[k].attempt == e->attempt)
-				outcomes[first_attempt[e->child] + k] = e; /* the last one wins */
-	}
-	p = (struct sb_classify_params){ st->now_ns, sb_spec_heartbeat(b->spec), o->settle_s };
+	gather_records(st, &subm, first_attempt, outcomes, cancels, &ncancels);
+	p = (struct sb_classify_params){ .now_ns = st->now_ns, .asked_ns = st->asked_ns,
+					 .heartbeat_s = sb_spec_heartbeat(b->spec), .settle_s = o->settle_s };
 	for (c = 0; c < st->n; c++) {
 		struct sb_child_status *ch = &st->children[c];
 		for (i = 0; i < ch->nattempts; i++) {
 			struct sb_attempt_status *a = &ch->attempts[i];
-			const struct sb_sched_row *row = NULL;
 			const struct sb_subm_entry *out = outcomes[first_attempt[c] + i];
-			size_t k;
-
-			a->sched.consulted = st->consulted;
-			for (k = 0; k < ncancels; k++)
-				if (cancels[k]->attempt == a->attempt &&
-				    (cancels[k]->chunk < 0 || cancels[k]->chunk == a->chunk))
-					a->sched.cancel_recorded = true;
-			a->sched_restart = -1;
-			if (st->consulted && a->job_id[0]) {
-				int64_t earlier;
-				row = find_row(&acct_ix, a->job_id, &a->sched_restart);
-				if (row == NULL || row->state == SB_STATE_UNKNOWN)
-					row = find_row(&queue_ix, a->job_id, &earlier);
-			}
-			if (row && a->log.present && a->sched_restart > a->log_restart)
-				forget_earlier_run(a);
-			if (row) {
-				a->sched.row = *row;
-				a->sched.has_row = true;
-				/* sacct has no pending reason: squeue's, when it says the same */
-				if (!row->reason[0] && row->state == SB_STATE_PENDING) {
-					int64_t earlier;
-					const struct sb_sched_row *q = find_row(&queue_ix, a->job_id, &earlier);
-					if (q && q->state == row->state)
-						snprintf(a->sched.row.reason, sizeof(a->sched.row.reason), "%s",
-							 q->reason);
-				}
-			} else if (out) {
-				apply_outcome(a, out);
-			}
-			sb_classify(&a->log, &a->sched, &p, &a->verdict);
-			if (row && !out && o->record_outcomes && sb_sched_state_terminal(row->state) &&
+			bool from_sched = a->sched.has_row;
+			classify_attempt(st, a, out, cancels, ncancels, &p);
+			/* a full disk stops the recording, never the classification */
+			if (from_sched && !out && o->record_outcomes && !st->outcome_error &&
+			    sb_sched_state_terminal(a->sched.row.state) &&
 			    a->verdict.cls != SB_CLASS_RUNNING && a->verdict.cls != SB_CLASS_PENDING &&
-			    a->verdict.cls != SB_CLASS_STALE && record_outcome(st, &w, &key, (int64_t)c, a, err) < 0)
+			    a->verdict.cls != SB_CLASS_STALE &&
+			    record_outcome(st, &w, &key, (int64_t)c, a, &werr) < 0 &&
+			    (st->outcome_error = strdup(werr.msg)) == NULL) {
+				sb_errorf(err, "out of memory");
 				goto out;
+			}
 		}
 		ch->latest = ch->nattempts ? &ch->attempts[ch->nattempts - 1] : NULL;
 		if (ch->latest) {
 			ch->cls = ch->latest->verdict.cls;
 			ch->reason = ch->latest->verdict.reason;
+		} else if (st->submitting) {
+			ch->cls = SB_CLASS_PENDING;
+			ch->reason = "being submitted (a submit of this benchmark is running: no job id "
+				     "recorded yet)";
 		} else {
 			ch->cls = SB_CLASS_MISSING;
 			ch->reason = "never submitted";
@@ -839,8 +1165,11 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	}
 	rc = 0;
 out:
-	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
-		rc = -1;
+	if (sb_subm_writer_close_all_or_nothing(w, &werr) < 0) {
+		st->outcomes_recorded = 0;
+		if (st->outcome_error == NULL)
+			st->outcome_error = strdup(werr.msg);
+	}
 	sb_index_close(idx);
 	sb_subm_release(&subm);
 	free(acct_ix.v);
@@ -848,8 +1177,6 @@ out:
 	free(outcomes);
 	free(cancels);
 	free(first_attempt);
-	sb_sched_rows_release(&acct);
-	sb_sched_rows_release(&queue);
 	sb_key_cleanse(&key);
 	return rc;
 }
@@ -878,13 +1205,23 @@ void sb_status_release(struct sb_status *st)
 		return;
 	for (c = 0; c < st->n && st->children; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
-			for (m = 0; m < st->children[c].attempts[i].nmetrics; m++)
-				free(st->children[c].attempts[i].metrics[m].name);
-			free(st->children[c].attempts[i].metrics);
+			struct sb_attempt_status *a = &st->children[c].attempts[i];
+			for (m = 0; m < a->nmetrics; m++)
+				free(a->metrics[m].name);
+			free(a->metrics);
+			log_evidence_release(&a->log);
+			sb_verdict_release(&a->verdict);
+			free(a->log_rel);
 		}
 		free(st->children[c].attempts);
 	}
 	free(st->children);
+	for (i = 0; i < st->ndups; i++)
+		free(st->dups[i].job_ids);
+	free(st->dups);
+	free(st->outcome_error);
+	sb_sched_rows_release(&st->acct);
+	sb_sched_rows_release(&st->queue);
 	sb_bench_destroy(st->bench);
 	memset(st, 0, sizeof(*st));
 }

@@ -5,6 +5,7 @@
 #ifndef SB_CTL_STATUS_H
 #define SB_CTL_STATUS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,13 +24,20 @@ struct sb_metric {
 	int64_t i;
 };
 
+/* A job id as sbatch printed it: longer ones are refused, never cut short. */
+#define SB_JOB_ID_MAX 64
+/* "events/<shard>/<file>": two directory entry names fit, whatever they are */
+#define SB_LOG_REL_MAX (sizeof("events//") + 2 * NAME_MAX + 1)
+
 /* One attempt of one child, with its evidence and verdict. */
 struct sb_attempt_status {
 	int64_t attempt;
 	int64_t chunk, task;
-	char array_job[32];       /* the array's job id, "" when never submitted */
-	char job_id[64];          /* Slurm's JobID text "123_4", "" when none */
-	char log_rel[256];        /* the log read, relative to the benchmark dir, "" none */
+	char array_job[SB_JOB_ID_MAX]; /* the array's job id, "" when never submitted */
+	char job_id[SB_JOB_ID_MAX + 16]; /* Slurm's JobID text "123_4", "" when none */
+	const char *duplicate;    /* the chunk was submitted more than once: the
+	                             array job ids, "1234 and 1240" (in st->dups) */
+	char *log_rel;            /* the log read, relative to the benchmark dir, NULL none */
 	int64_t log_restart;      /* the restart count in its name */
 	int64_t sched_restart;    /* runs of the job before the latest (sacct -D rows) */
 	struct sb_log_evidence log;
@@ -53,24 +61,52 @@ struct sb_status_opts {
 	int64_t settle_s;         /* default 10 */
 	bool rehash;              /* hash every result again, ignoring the cache */
 	bool record_outcomes;     /* write reconciled outcomes (default true) */
+	int sched_timeout_ms;     /* the time each squeue and sacct call may take
+	                             (0: 120 s) */
 	FILE *progress;           /* a terminal for progress, or NULL */
+};
+
+/* A chunk submitted more than once (two SUBMITTED records with different
+ * job ids): its children are classified by the first array in the order of
+ * (record time, job id), whatever the order of the files. */
+struct sb_status_dup {
+	int64_t attempt, chunk;
+	char chosen[SB_JOB_ID_MAX];
+	char *job_ids;            /* every array, in that order: "1234 and 1240" */
 };
 
 struct sb_status {
 	struct sb_bench *bench;   /* owned */
 	bool consulted;           /* the scheduler was asked */
+	bool sched_failed;        /* asking the scheduler failed (the error says
+	                             why): slurmdbd down, sacct timed out... */
+	bool submitting;          /* a submit (or rerun) of it holds its lock */
+	struct sb_status_dup *dups;
+	size_t ndups;
+	char *outcome_error;      /* reconciled outcomes could not be recorded
+	                             (why), NULL when they were or none was due */
+	struct sb_sched_rows acct, queue; /* the rows' texts live here */
 	size_t sacct_calls, squeue_calls;
 	size_t counts[SB_CLASS_COUNT];
 	struct sb_child_status *children;
 	size_t n;
 	size_t outcomes_recorded;
-	int64_t now_ns;
+	int64_t now_ns;           /* taken before the logs were read */
+	int64_t asked_ns;         /* taken before the scheduler was asked */
 };
 
 /* Computes the status of the benchmark b (ownership passes to st, also on
  * failure).  -1 with err when evidence cannot be gathered (the scheduler
- * does not answer: use offline; an unreadable benchmark directory; a
- * submissions log that does not verify). */
+ * does not answer: st->sched_failed, use offline; an unreadable benchmark
+ * directory; a submissions log that does not verify).
+ *
+ * The evidence is read in an order in which it can only grow in the safe
+ * direction: the submission records (the job ids), then the scheduler
+ * (squeue, then sacct), then the logs.  A job that ends between two reads
+ * is seen running by the scheduler and finished by its log, never over by
+ * the scheduler with a log that has not caught up.  Failing to record the
+ * reconciled outcomes (a full disk) is not a failure: st->outcome_error
+ * says why, and no partial file is left. */
 int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		      struct sb_status *st, struct sb_error *err);
 
@@ -81,6 +117,11 @@ int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_s
 		  struct sb_error *err);
 
 void sb_status_release(struct sb_status *st);
+
+/* 1 when a submit, rerun or benchmark creation holds the lock of the
+ * benchmark directory dir now (its fcntl lock), 0 when none does or there is
+ * no lock file. */
+int sb_status_submit_running(const char *dir);
 
 struct sb_json;
 /* The "benchmark" object of the --json outputs: name, tag, digest, dir,
@@ -93,6 +134,11 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 
 /* An object with the count of each of the 11 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
+
+/* What a status could not settle, as warnings on out, one line each: the
+ * chunks submitted more than once, the outcomes that could not be recorded
+ * (ctl/cmd_status.c; cmd names the command). */
+void sb_status_print_warnings(FILE *out, const char *cmd, const struct sb_status *st);
 
 /* The text of a child's scheduler state for output ("COMPLETED",
  * "CANCELLED by 1001"), or NULL when there is none. */

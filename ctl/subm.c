@@ -336,7 +336,9 @@ struct sb_subm_writer {
 	const struct sb_key *key;
 	struct sb_log_writer *w;
 	bool batch;
+	bool failed;             /* an append failed */
 	char host[256];
+	char path[PATH_MAX];     /* the log it created, "" before */
 };
 
 struct sb_subm_writer *sb_subm_writer_create(const struct sb_bench *b, const struct sb_key *key,
@@ -371,6 +373,8 @@ static int open_log(struct sb_subm_writer *w, struct sb_error *err)
 	if (sb_bench_path(w->b, rel, path, sizeof(path), err) < 0)
 		return -1;
 	w->w = sb_log_writer_create(path, w->key, &id, err);
+	if (w->w)
+		memcpy(w->path, path, sizeof(w->path));
 	if (w->w && w->batch)
 		sb_log_writer_set_batch(w->w, true);
 	return w->w ? 0 : -1;
@@ -407,13 +411,16 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 	struct timespec ts;
 	int rc;
 
-	if (w->w == NULL && open_log(w, err) < 0)
+	if (w->w == NULL && open_log(w, err) < 0) {
+		w->failed = true;
 		return -1;
+	}
 	sb_canon_init(&c, 1 << 16);
 	encode(e, &c);
 	rc = c.failed ? sb_errorf(err, "submission record too large")
 		      : sb_log_writer_append(w->w, type_names[e->type], c.buf, c.len, err);
 	sb_canon_release(&c);
+	w->failed |= rc < 0;
 	if (rc < 0 || s == NULL)
 		return rc;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -438,4 +445,26 @@ int sb_subm_writer_close(struct sb_subm_writer *w, struct sb_error *err)
 		rc = sb_log_writer_close(w->w, err);
 	free(w);
 	return rc;
+}
+
+int sb_subm_writer_close_all_or_nothing(struct sb_subm_writer *w, struct sb_error *err)
+{
+	struct sb_error why;
+	bool failed;
+	char path[PATH_MAX];
+	int rc;
+
+	if (w == NULL)
+		return 0;
+	failed = w->failed;
+	memcpy(path, w->path, sizeof(path));
+	rc = sb_subm_writer_close(w, failed ? NULL : &why);
+	if (!failed && rc == 0)
+		return 0;
+	if (path[0] && unlink(path) < 0 && errno != ENOENT)
+		return sb_errorf(err, "cannot remove the partial submission log '%s': %s", path,
+				 strerror(errno));
+	if (!failed)
+		return sb_errorf(err, "%s", why.msg);
+	return -1;
 }

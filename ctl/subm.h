@@ -100,4 +100,12 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 		   struct sb_error *err);
 int sb_subm_writer_close(struct sb_subm_writer *w, struct sb_error *err);
 
+/* Closes w like sb_subm_writer_close, but when one of its appends or the
+ * close itself failed (a full disk: ENOSPC, EDQUOT), removes the log w
+ * created instead of leaving an empty or partial file behind: for records
+ * that are only useful together (reconciled outcomes, recorded again by the
+ * next run).  -1 when anything failed: with err when the close failed or
+ * the file cannot be removed (a failed append reported its own error). */
+int sb_subm_writer_close_all_or_nothing(struct sb_subm_writer *w, struct sb_error *err);
+
 #endif

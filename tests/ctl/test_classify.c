@@ -29,7 +29,10 @@ struct tcase {
 	const char *state;      /* NULL: no row */
 	uint64_t raw;
 	int64_t end_ago;        /* seconds since the row's End */
+	int no_end;             /* the row has no End (then Start is end_ago ago) */
 	int64_t submit_ago;
+	int submitting;         /* a submit holds the benchmark's lock */
+	int64_t intent_ago;     /* an intent with no outcome, that long ago */
 	enum sb_class want;
 	const char *reason;     /* a substring of the reason */
 };
@@ -78,6 +81,21 @@ static const struct tcase cases[] = {
 	/* 7 incomplete */
 	{ "started, job FAILED", STARTED, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_INCOMPLETE, .reason = "no finish record" },
 	{ "torn, job COMPLETED", TORN_START, SB_LOG_TAIL_TORN, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INCOMPLETE, .reason = "torn" },
+	/* the settle time since the job's End, for every "over, no log / no finish" verdict:
+	 * until then the run keeps the class it had while it ran */
+	{ "started, FAILED 2 s ago", STARTED, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = 2, .want = SB_CLASS_RUNNING, .reason = "job 12_3 ended 2 s ago (FAILED); waiting up to 10 s for its finish record" },
+	{ "started, COMPLETED 9 s ago", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 9, .want = SB_CLASS_RUNNING, .reason = "finish record" },
+	{ "started, COMPLETED 10 s ago", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 10, .want = SB_CLASS_INCOMPLETE, .reason = "no finish record" },
+	{ "torn, COMPLETED 1 s ago", TORN_START, SB_LOG_TAIL_TORN, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 1, .want = SB_CLASS_RUNNING, .reason = "ended 1 s ago" },
+	{ "settle from End, not submission", STARTED, .consulted = 1, .submitted = 1, .submit_ago = 5000, .state = "COMPLETED", .end_ago = 3, .want = SB_CLASS_RUNNING, .reason = "ended 3 s ago" },
+	{ "started, from an outcome, ended 2 s ago", STARTED, .submitted = 1, .outcome = 1, .state = "FAILED", .end_ago = 2, .want = SB_CLASS_RUNNING, .reason = "finish record" },
+	{ "no End: settle from Start", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETED", .no_end = 1, .end_ago = 2, .want = SB_CLASS_RUNNING, .reason = "ended 2 s ago" },
+	{ "failed before agent, 2 s ago", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = 2, .want = SB_CLASS_RUNNING, .reason = "for its log to appear" },
+	{ "completed no start, 5 s ago", NOLOG, .consulted = 1, .submitted = 1, .submit_ago = 5000, .state = "COMPLETED", .end_ago = 5, .want = SB_CLASS_RUNNING, .reason = "ended 5 s ago (COMPLETED)" },
+	{ "special exit, no log, 2 s ago", NOLOG, .consulted = 1, .submitted = 1, .state = "SPECIAL_EXIT", .end_ago = 2, .want = SB_CLASS_RUNNING, .reason = "log to appear" },
+	{ "special exit, no log, settled", NOLOG, .consulted = 1, .submitted = 1, .state = "SPECIAL_EXIT", .end_ago = 60, .want = SB_CLASS_MISSING, .reason = "no log, and the scheduler says SPECIAL_EXIT" },
+	{ "killed needs no settling", STARTED, .consulted = 1, .submitted = 1, .state = "TIMEOUT", .end_ago = 1, .want = SB_CLASS_KILLED, .reason = "TIMEOUT" },
+	{ "settle 0 judges at once", STARTED, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = -1, .want = SB_CLASS_INCOMPLETE },
 	/* 8 stale */
 	{ "stale running", STARTED, .life_ago = 400, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_STALE, .reason = "no sign of life for 400 s" },
 	{ "stale no record", STARTED, .life_ago = 400, .consulted = 1, .submitted = 1, .want = SB_CLASS_STALE, .reason = "no record" },
@@ -96,6 +114,11 @@ static const struct tcase cases[] = {
 	{ "just submitted", NOLOG, .consulted = 1, .submitted = 1, .submit_ago = 2, .want = SB_CLASS_PENDING, .reason = "waiting for the scheduler" },
 	/* 11 missing */
 	{ "never submitted", NOLOG, .consulted = 1, .want = SB_CLASS_MISSING, .reason = "never submitted" },
+	/* a submit in progress: intent recorded, no job id yet */
+	{ "submit running", NOLOG, .consulted = 1, .submitting = 1, .intent_ago = 300, .want = SB_CLASS_PENDING, .reason = "being submitted (a submit of this benchmark is running" },
+	{ "submit running, no intent yet", NOLOG, .consulted = 1, .submitting = 1, .want = SB_CLASS_PENDING, .reason = "being submitted" },
+	{ "intent 2 s ago", NOLOG, .consulted = 1, .intent_ago = 2, .want = SB_CLASS_PENDING, .reason = "being submitted (intent recorded 2 s ago" },
+	{ "intent, submit gone", NOLOG, .consulted = 1, .intent_ago = 100, .want = SB_CLASS_MISSING, .reason = "the submit stopped before sbatch answered" },
 	{ "vanished", NOLOG, .consulted = 1, .submitted = 1, .submit_ago = 100, .want = SB_CLASS_MISSING, .reason = "no scheduler record" },
 	{ "offline nothing", NOLOG, .submitted = 1, .want = SB_CLASS_MISSING, .reason = "not consulted" },
 	{ "unknown state is nothing", NOLOG, .consulted = 1, .submitted = 1, .state = "WEIRD", .submit_ago = 100, .want = SB_CLASS_MISSING },
@@ -113,12 +136,10 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 	log->exit_code = c->shape == FIN0 ? 0 : c->shape == FIN3 ? 3 : c->shape == FINEXEC ? 127 : -1;
 	log->signal = c->shape == FINSIG ? 15 : 0;
 	if (c->shape == FINEXEC)
-		snprintf(log->error, sizeof(log->error), "exec failed: No such file or directory");
-	if (c->not_ok)
-		snprintf(log->not_ok, sizeof(log->not_ok), "%s", c->not_ok);
-	if (c->changed)
-		snprintf(log->changed, sizeof(log->changed), "%s", c->changed);
-	snprintf(log->job_id, sizeof(log->job_id), "%s", c->log_job ? c->log_job : "");
+		log->error = (char *)"exec failed: No such file or directory";
+	log->not_ok = (char *)c->not_ok;
+	log->changed = (char *)c->changed;
+	log->job_id = (char *)c->log_job;
 	log->last_life_ns = NOW - S(c->life_ago);
 	log->finish_ns = log->has_finish ? NOW - S(c->life_ago) : 0;
 	s->consulted = c->consulted;
@@ -126,13 +147,19 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 	s->submit_ns = NOW - S(c->submit_ago ? c->submit_ago : 1000);
 	s->cancel_recorded = c->cancel;
 	s->from_outcome = c->outcome;
+	s->submitting = c->submitting;
+	s->intent_ns = c->intent_ago ? NOW - S(c->intent_ago) : 0;
 	if (c->state) {
+		int64_t end = (NOW - S(c->end_ago ? c->end_ago : 1000)) / 1000000000LL;
 		s->has_row = true;
 		s->row.state = sb_sched_state_parse(c->state, &s->row.cancelled_by);
 		s->row.raw_id = c->raw;
 		snprintf(s->row.job_id, sizeof(s->row.job_id), "12_3");
-		snprintf(s->row.nodes, sizeof(s->row.nodes), "vm");
-		s->row.end = (NOW - S(c->end_ago ? c->end_ago : 1000)) / 1000000000LL;
+		s->row.nodes = "vm";
+		s->row.reason = "";
+		s->row.end = c->no_end ? -1 : end;
+		s->row.start = c->no_end ? end : end - 30;
+		s->row.submit = end - 60;
 		s->row.exit_code = 0;
 		s->row.exit_signal = 0;
 	}
@@ -151,6 +178,10 @@ static void test_table(void **state)
 		struct sb_verdict v;
 
 		build(&cases[i], &log, &s);
+		/* end_ago -1: "--settle 0", judged at once however recent the End */
+		p.settle_s = cases[i].end_ago < 0 ? 0 : 10;
+		if (cases[i].end_ago < 0)
+			s.row.end = NOW / 1000000000LL;
 		sb_classify(&log, &s, &p, &v);
 		covered[v.cls]++;
 		if (v.cls != cases[i].want ||
@@ -161,10 +192,90 @@ static void test_table(void **state)
 				    cases[i].reason ? cases[i].reason : "");
 			failures++;
 		}
+		sb_verdict_release(&v);
 	}
 	assert_int_equal(failures, 0);
 	for (i = 0; i < SB_CLASS_COUNT; i++)
 		assert_true(covered[i] > 0);
+}
+
+/* Evidence texts of any length reach the reason whole (a result path of
+ * 300 bytes is legal in a spec), and a long node list or pending reason too. */
+static void test_long_texts(void **state)
+{
+	struct sb_classify_params p = { .now_ns = NOW, .heartbeat_s = 60, .settle_s = 10 };
+	struct sb_log_evidence log = { 0 };
+	struct sb_sched_evidence s = { 0 };
+	struct sb_verdict v = { 0 };
+	char path[301], text[400], nodes[1001];
+
+	(void)state;
+	memset(path, 'd', 300);
+	path[300] = '\0';
+	for (size_t i = 20; i < 300; i += 20)
+		path[i] = '/';
+	snprintf(text, sizeof(text), "result '%s' was missing at finish", path);
+	log.present = log.has_start = log.has_finish = true;
+	log.exit_code = 0;
+	log.not_ok = text;
+	s.consulted = s.submitted = s.has_row = true;
+	s.row.state = SB_STATE_COMPLETED;
+	snprintf(s.row.job_id, sizeof(s.row.job_id), "12_3");
+	sb_classify(&log, &s, &p, &v);
+	assert_int_equal(v.cls, SB_CLASS_PARTIAL);
+	assert_non_null(strstr(v.reason, path));
+	assert_string_equal(v.reason + strlen(v.reason) - strlen(" was missing at finish"), " was missing at finish");
+	sb_verdict_release(&v);
+
+	memset(nodes, 'n', 1000);
+	nodes[1000] = '\0';
+	log.has_finish = false;
+	log.last_life_ns = NOW;
+	s.row.state = SB_STATE_RUNNING;
+	s.row.nodes = nodes;
+	sb_classify(&log, &s, &p, &v);
+	assert_int_equal(v.cls, SB_CLASS_RUNNING);
+	assert_int_equal(strlen(v.reason), strlen("RUNNING on ") + 1000);
+	sb_verdict_release(&v);
+}
+
+/* The scheduler is asked before the logs are read: a finish written after
+ * it answered is not contradicted by its RUNNING, even with --settle 0. */
+static void test_read_order(void **state)
+{
+	struct sb_classify_params p = { .now_ns = NOW, .asked_ns = NOW - S(2), .heartbeat_s = 60 };
+	struct sb_log_evidence log = { 0 };
+	struct sb_sched_evidence s = { 0 };
+	struct sb_verdict v = { 0 };
+
+	(void)state;
+	log.present = log.has_start = log.has_finish = true;
+	log.exit_code = 0;
+	log.finish_ns = log.last_life_ns = NOW - S(1);
+	s.consulted = s.submitted = s.has_row = true;
+	s.row.state = SB_STATE_RUNNING;
+	snprintf(s.row.job_id, sizeof(s.row.job_id), "12_3");
+	sb_classify(&log, &s, &p, &v);
+	assert_int_equal(v.cls, SB_CLASS_RUNNING);
+	sb_verdict_release(&v);
+	p.asked_ns = NOW; /* the same finish, older than the scheduler's answer */
+	sb_classify(&log, &s, &p, &v);
+	assert_int_equal(v.cls, SB_CLASS_INCONSISTENT);
+	sb_verdict_release(&v);
+}
+
+/* A verdict can be given a new reason (the duplicate-submission note). */
+static void test_set_reason(void **state)
+{
+	struct sb_verdict v = { 0 };
+
+	(void)state;
+	sb_verdict_set_reason(&v, "a %d", 1);
+	sb_verdict_set_reason(&v, "%s and b", v.reason[0] ? "x" : "");
+	assert_string_equal(v.reason, "x and b");
+	sb_verdict_release(&v);
+	assert_null(v.reason);
+	sb_verdict_release(&v);
 }
 
 static void test_names(void **state)
@@ -179,6 +290,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_long_texts),
+		cmocka_unit_test(test_read_order),
+		cmocka_unit_test(test_set_reason),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

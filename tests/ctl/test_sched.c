@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,41 @@ static void test_squeue(void **state)
 	sb_sched_rows_release(&rows);
 }
 
+/* Texts are kept whole, however long: a NodeList of a job on many nodes, a
+ * long pending reason, a collapsed pending range of more than 255 bytes
+ * (once silently skipped: its tasks would have looked missing). */
+static void test_long_fields(void **state)
+{
+	char nodes[2001], list[1200], reason[501], *text;
+	struct sb_sched_rows rows = { 0 };
+	struct sb_error err;
+	size_t used = 0, i;
+
+	(void)state;
+	memset(nodes, 'n', 2000);
+	nodes[2000] = '\0';
+	memset(reason, 'r', 500);
+	reason[500] = '\0';
+	for (i = 0; i < 200; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%zu", i ? "," : "", 2 * i);
+	assert_true(used > 255);
+	assert_true(asprintf(&text, "5_0|5|x|RUNNING|0:0|a|b|c|%s\n6_[%s%%4]|6|x|PENDING|0:0|a|b|c|\n",
+			     nodes, list) > 0);
+	assert_int_equal(sb_sacct_parse(text, &rows, 100000, &err), 0);
+	free(text);
+	assert_int_equal(rows.skipped, 0);
+	assert_int_equal(rows.n, 201);
+	assert_string_equal(rows.v[0].nodes, nodes);
+	assert_string_equal(rows.v[200].job_id, "6_398");
+	assert_int_equal(rows.v[200].state, SB_STATE_PENDING);
+	assert_true(asprintf(&text, "7_1|8|x|PENDING|%s\n", reason) > 0);
+	assert_int_equal(sb_squeue_parse(text, &rows, 100000, &err), 0);
+	free(text);
+	assert_string_equal(rows.v[201].reason, reason);
+	assert_string_equal(rows.v[0].nodes, nodes); /* the earlier rows' texts stay valid */
+	sb_sched_rows_release(&rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_sacct_garbage_is_evidence_of_nothing),
 		cmocka_unit_test(test_task_limit),
 		cmocka_unit_test(test_squeue),
+		cmocka_unit_test(test_long_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

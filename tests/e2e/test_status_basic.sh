@@ -136,8 +136,13 @@ sbfake dbdown > /dev/null
 "$SBCTL" status "$dir" --json > down.json 2> down.err
 expect "slurmdbd down: exit 1" "$?" 1
 expect_match "slurmdbd down: says so and suggests --offline" "$(cat down.err)" '^sbctl status: .*sacct.*--offline'
-"$SBCTL" wait "$dir" --interval 0.2 > /dev/null 2> downw.err
-expect "slurmdbd down: wait exits 1" "$?" 1
+# wait does not give up on an outage: it retries (saying so) until --timeout
+"$SBCTL" wait "$dir" --interval 0.2 --timeout 1 > /dev/null 2> downw.err
+expect "slurmdbd down: wait exits 1 at its timeout" "$?" 1
+expect_match "slurmdbd down: wait says it retries" "$(head -n 1 downw.err)" \
+	'^sbctl wait: sacct failed: .*Connection refused; retrying in 0\.2 s$'
+expect_match "slurmdbd down: wait says it timed out" "$(tail -n 1 downw.err)" '^sbctl wait: timed out after 1 s'
+
 st down.json "$dir" --offline
 expect "slurmdbd down, --offline: exit 3" "$?" 3
 expect "slurmdbd down, --offline: same classes" "$(classes down.json)" "$(classes m2.json)"

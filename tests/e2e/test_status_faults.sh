@@ -85,7 +85,7 @@ wait_for 10 all_done
 st n.json "$dir" --settle 0
 expect_child n.json 0 failed "^job ${a}_0 FAILED \\(ExitCode 127:0\\) before sbagent started$"
 expect "failed before start: no log" "$(jqf n.json '.children[0].log')" null
-"$SBCTL" status "$dir" > n.txt
+"$SBCTL" status "$dir" --settle 0 > n.txt
 expect_match "failed before start: the human output shows the tail of the job's stderr" \
 	"$(cat n.txt)" '\| .*/nonexistent/bin/sbagent.*not found'
 
@@ -161,8 +161,8 @@ wait_for 10 acct_is "${a}_0" State PENDING
 st q.json "$dir" --settle 0
 expect_child q.json 0 pending '^PENDING'
 expect "requeued: the earlier run's log is not the latest run's" "$(jqf q.json '.children[0].log')" null
-"$SBCTL" wait "$dir" --interval 0.2 --timeout 30 --settle 0 > /dev/null
-expect "requeued: wait returns once the new run is over, all succeeded" "$?" 0
+"$SBCTL" wait "$dir" --interval 0.2 --timeout 30 --settle 0 > rqwait.txt
+expect "requeued: wait returns once the new run is over, all succeeded" "$?" 0 || cat rqwait.txt
 st q.json "$dir" --settle 0
 expect_child q.json 0 succeeded '^$'
 expect_match "requeued: the log of restart 1 is read" "$(jqf q.json '.children[0].log')" '\.r1\.log$'
