@@ -4,10 +4,18 @@
 # sbctl submit around every sbatch call, and fills a tiny tmpfs, then checks
 # the invariants after every case.  Prints the cases per category and the
 # violations per invariant; exits 1 when there is any violation.
-#   run.sh [--full | --quick] [--only CATEGORY,...]
+#   run.sh [--full | --quick] [--only CATEGORY,...] [--case CATEGORY/NAME] [--keep]
 # Categories: agent bench submit status rerun cancel kill tmpfs.
-# --quick (the sanitizer build) samples fewer N and one errno per N.
+# --quick (the sanitizer build) samples fewer N and one errno per N;
+# --case runs one case by the name the report gives it (e.g. agent/write-3-EIO);
+# --keep keeps the case directories (their commands' output and traces).
+# ctest sets the SB_* paths below; by hand they default to the build in
+# $SB_BUILD (default: build/ of the source tree).
 here=$(cd "$(dirname "$0")" && pwd)
+: "${SB_SRC:=$(cd "$here/../.." && pwd)}" "${SB_BUILD:=$SB_SRC/build}"
+: "${SB_BIN:=$SB_BUILD/bin}" "${SB_FAKE_BIN:=$SB_BUILD/fake/bin}"
+: "${SB_FAULT_SHIM:=$SB_BUILD/tests/faults/sbfault.so}" "${SB_AGENT_DYN:=$SB_BUILD/tests/faults/sbagent-dyn}"
+export SB_SRC SB_BUILD SB_BIN SB_FAKE_BIN SB_FAULT_SHIM SB_AGENT_DYN
 . "$here/../e2e/lib.sh"
 . "$here/lib.sh"
 
@@ -19,11 +27,14 @@ while [ $# -gt 0 ]; do
 	--quick) MODE=quick;;
 	--only) ONLY=$2; shift;;
 	--keep) KEEP=1;;
+	--case) ONE=$2; shift;;
 	*) echo "usage: run.sh [--full | --quick] [--only CATEGORY,...]" >&2; exit 2;;
 	esac
 	shift
 done
-if [ "$MODE" = full ]; then CAP=${SB_FAULTS_CAP:-8}; else CAP=${SB_FAULTS_CAP:-3}; fi
+# at most CAP values of N per call kind (sbagent's calls are few; sbctl's are many)
+if [ "$MODE" = full ]; then CAP_AGENT=8 CAP_SBCTL=5; else CAP_AGENT=3 CAP_SBCTL=2; fi
+CAP_AGENT=${SB_FAULTS_CAP:-$CAP_AGENT} CAP_SBCTL=${SB_FAULTS_CAP:-$CAP_SBCTL}
 export SB_FAKE_MAX_ARRAY_SIZE=2    # 5 children: 3 chunks
 export SB_FAKE_CPUS=16
 T0=$(date +%s)
@@ -38,12 +49,12 @@ errnos() {
 	esac
 }
 
-# sweep CATEGORY CASEFN COUNTS-FILE: CASEFN KIND N ERRNO for every kind of
+# sweep CAP CASEFN COUNTS-FILE: CASEFN KIND N ERRNO for every kind of
 # COUNTS-FILE, N sampled over its count, every errno (one per N in quick mode)
 sweep() {
-	local cat=$1 fn=$2 kind count n e i=0
+	local cap=$1 fn=$2 kind count n e i=0
 	while read -r kind count; do
-		for n in $(sample "$count" "$CAP"); do
+		for n in $(sample "$count" "$cap"); do
 			if [ "$MODE" = quick ]; then
 				set -- $(errnos "$kind")
 				shift $(( i % $# ))
@@ -272,8 +283,9 @@ while [ "\$p" -gt 1 ] && [ "\$(cat /proc/\$p/comm 2>/dev/null)" != sbctl ]; do
 done
 case $2 in
 before) kill -9 \$p; exit 1;;
-during) kill -9 \$p
+during) kill -9 \$p      # a slow sbatch: sbctl dies, the submission lands a second later
 	for i in \$(seq 200); do kill -0 \$p 2>/dev/null || break; sleep 0.01; done
+	sleep 1
 	exec "$fake" "\$@";;
 after) out=\$("$fake" "\$@"); st=\$?; kill -9 \$p; printf '%s\n' "\$out"; exit \$st;;
 esac
@@ -284,12 +296,16 @@ EOF
 	PATH="$C/bin:$PATH" bounded 60 submit env SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" \
 		"$SBCTL" submit spec.yaml --json
 	[ "$(cat submit.rc)" = 137 ] || violate exit "setup: the submit was not killed (exit $(cat submit.rc))"
-	# the sbatch that outlived sbctl ends before the resume is judged
+	# the user runs submit again at once, while an sbatch that outlived sbctl may still run
+	PATH="$C/bin:$PATH" clean resume submit spec.yaml --json
+	# that sbatch has ended before the arrays are counted
 	local deadline=$(( $(date +%s) + 20 )) p
 	for p in $(cat sbatch.pids 2>/dev/null); do
-		while kill -0 "$p" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.05; done
+		while kill -0 "$p" 2>/dev/null; do
+			[ "$(date +%s)" -lt "$deadline" ] || { violate hang "sbatch $p still running after 20 s"; break; }
+			sleep 0.05
+		done
 	done
-	PATH="$C/bin:$PATH" clean resume submit spec.yaml --json
 	if [ "$(cat resume.rc)" != 0 ]; then
 		violate resume "submit again after the kill: exit $(cat resume.rc): $(head -c 300 resume.err)"
 		case_end; return
@@ -347,8 +363,9 @@ tmpfs_agent_case() {   # FREE MODE
 	[ -f fs/a.log ] && check_prefix "$C/fs/a.log" --key "$C/key"
 	[ "$rc" = 0 ] && check_success "$C/fs/a.log" --key "$C/key"
 	# a disk full that clears during the run must not lose the finish
-	if [ "$2" = clears ] && [ -f fs/a.log ] && grep -q "write .* e28 $C/fs/a.log" trace &&
-		[ "$(finish_exit "$C/fs/a.log" --key "$C/key")" = none ]; then
+	if [ "$2" = clears ] && [ -f fs/a.log ] && [ "$(finish_exit "$C/fs/a.log" --key "$C/key")" = none ] &&
+		awk -v p="$C/fs/a.log" '$5 == p && $2 == "fdatasync" && $4 == "ok" { s = 1 }
+			$5 == p && $4 == "e28" && s { f = 1 } END { exit !f }' trace; then
 		violate kept "$C/fs/a.log: ENOSPC on a heartbeat that cleared lost the finish"
 	fi
 	umount -l "$C/fs"
@@ -396,22 +413,40 @@ tmpfs_bench_case() {   # FREE
 }
 
 # ---- the categories -----------------------------------------------------------------
+# one_case CATEGORY/NAME: runs that case alone (the name the report gives it)
+one_case() {
+	local cat=${1%%/*} name=${1#*/}
+	local IFS=-
+	set -- $name
+	unset IFS
+	case "$cat" in
+	agent|bench|submit|rerun|cancel) "${cat}_case" "$@";;
+	status) status_setup; status_case "$@";;
+	kill) kill_case "$@";;
+	tmpfs) "tmpfs_$1_case" "${@:2}";;
+	*) echo "run.sh: unknown case '$cat/$name'" >&2; exit 2;;
+	esac
+}
+if [ -n "${ONE:-}" ]; then
+	ONLY=none
+	( one_case "$ONE" )
+fi
 KINDS_AGENT="write fdatasync fsync open ftruncate"
 KINDS_SBCTL="write pwrite fsync fdatasync rename link open openat mkdir symlink ftruncate"
 
 if wanted agent; then
 	counts agent agent_case "$KINDS_AGENT" > "$CASES/agent.counts"
-	sweep agent agent_case "$CASES/agent.counts"
+	sweep "$CAP_AGENT" agent_case "$CASES/agent.counts"
 fi
 if wanted bench; then
 	counts bench bench_case "$KINDS_AGENT" > "$CASES/bench.counts"
-	POOL_JOBS=8 sweep bench bench_case "$CASES/bench.counts"
+	POOL_JOBS=8 sweep "$CAP_AGENT" bench_case "$CASES/bench.counts"
 fi
 for cat in submit status rerun cancel; do
 	wanted "$cat" || continue
 	[ "$cat" = status ] && status_setup
 	counts "$cat" "${cat}_case" "$KINDS_SBCTL" > "$CASES/$cat.counts"
-	sweep "$cat" "${cat}_case" "$CASES/$cat.counts"
+	sweep "$CAP_SBCTL" "${cat}_case" "$CASES/$cat.counts"
 done
 if wanted kill; then
 	for k in 1 2 3; do
@@ -448,8 +483,11 @@ for d in "$CASES"/*/; do
 	p=$(grep -lx pass "$d"/*/result 2>/dev/null | wc -l)
 	n=$(ls "$d"/*/result 2>/dev/null | wc -l)
 	[ "$n" -gt 0 ] || continue
-	fired=$(grep -l ' INJ-' "$d"/*/trace 2>/dev/null | wc -l)
-	printf '  %-8s %4d/%-4d (the injected fault fired in %d)\n' "$cat" "$p" "$n" "$fired"
+	case "$cat" in
+	kill|tmpfs) fired="";;
+	*) fired="(the injected fault fired in $(grep -l ' INJ-' "$d"/*/trace 2>/dev/null | wc -l))";;
+	esac
+	printf '  %-8s %4d/%-4d %s\n' "$cat" "$p" "$n" "$fired"
 	passed=$((passed + p))
 	failed=$((failed + n - p))
 done
@@ -462,7 +500,8 @@ if [ "$failed" -gt 0 ]; then
 	for f in "$CASES"/*/*/violations; do
 		[ -s "$f" ] || continue
 		c=${f%/violations}
-		sed "s|^|  ${c#"$CASES"/}: |" "$f" | cut -c1-400
+		echo "  ${c#"$CASES"/} (reproduce: bash tests/faults/run.sh --case ${c#"$CASES"/}):"
+		sed -e "s|$c/||g" -e "s|$T_ROOT/||g" -e 's|^|    |' "$f" | cut -c1-300
 	done
 fi
 echo "suite took $(( $(date +%s) - T0 )) s ($MODE)"
