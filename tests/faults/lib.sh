@@ -211,9 +211,11 @@ check_success() {
 		return
 	fi
 	fin=$(finish_exit "$log" "$@")
-	[ "$fin" = 0 ] || violate durable "$log: taken as a success, but the verified finish says exit '$fin'"
-	[ "$(log_summary "$log" "$@")" = ok ] || violate durable "$log: taken as a success, but the log's tail is $(log_summary "$log" "$@")"
-	if written "$log" && ! durable "$log"; then
+	if [ "$fin" != 0 ]; then
+		violate durable "$log: taken as a success, but the verified finish says exit '$fin'"
+	elif [ "$(log_summary "$log" "$@")" != ok ]; then
+		violate durable "$log: taken as a success, but the log's tail is $(log_summary "$log" "$@")"
+	elif written "$log" && ! durable "$log"; then
 		violate durable "$log: taken as a success, but the finish was never synced after its last write ($(grep -F " $log" "$C/trace" | tail -n 2 | tr '\n' ';'))"
 	fi
 }
@@ -231,7 +233,7 @@ check_bench() {
 	for f in "$dir"/submissions/*.log; do
 		[ -f "$f" ] && check_prefix "$f"
 	done
-	bounded 60 status-after "$SBCTL" status "$dir" --json
+	bounded 30 status-after "$SBCTL" status "$dir" --json
 	exit_ok status-after "$SBCTL_CODES"
 	jq -e . "$C/status-after.out" >/dev/null 2>&1 || return 0
 	jq -r '.children[] | select(.class == "succeeded") | .log // "-"' "$C/status-after.out" |

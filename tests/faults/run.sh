@@ -122,7 +122,7 @@ bench_case() {   # KIND N ERRNO
 	bench_spec spec.yaml "$name" 'echo x > out.txt; sleep 1.2'
 	d=$(digest12 spec.yaml)
 	faulted sbagent-dyn "$1" "$2" "$3" "$C/root/"
-	bounded 60 submit "${FAULTED[@]}" SB_AGENT="$SB_AGENT_DYN" SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" \
+	bounded 30 submit "${FAULTED[@]}" SB_AGENT="$SB_AGENT_DYN" SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" \
 		"$SBCTL" submit spec.yaml --json
 	if [ "$(cat submit.rc)" != 0 ]; then
 		violate exit "setup: submit without faults in sbctl failed: $(head -c 300 submit.err)"
@@ -151,14 +151,14 @@ sbctl_faulted() {   # KIND N ERRNO NAME SBCTL-ARGS...
 	local kind=$1 n=$2 e=$3 name=$4
 	shift 4
 	faulted /sbctl "$kind" "$n" "$e" "$C/"
-	bounded 60 "$name" "${FAULTED[@]}" SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" "$SBCTL" "$@"
+	bounded 30 "$name" "${FAULTED[@]}" SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" "$SBCTL" "$@"
 	exit_ok "$name" "$SBCTL_CODES"
 }
 # clean NAME SBCTL-ARGS...: the same without faults
 clean() {
 	local name=$1
 	shift
-	bounded 60 "$name" env SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" "$SBCTL" "$@"
+	bounded 30 "$name" env SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" "$SBCTL" "$@"
 	exit_ok "$name" "$SBCTL_CODES"
 }
 
@@ -293,7 +293,7 @@ EOF
 	chmod +x bin/sbatch
 	bench_spec spec.yaml "k-$1-$2" "$SUBMIT_CMD" 5
 	d=$(digest12 spec.yaml)
-	PATH="$C/bin:$PATH" bounded 60 submit env SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" \
+	PATH="$C/bin:$PATH" bounded 30 submit env SB_ROOT="$C/root" SB_INDEX="$C/index.sqlite" \
 		"$SBCTL" submit spec.yaml --json
 	[ "$(cat submit.rc)" = 137 ] || violate exit "setup: the submit was not killed (exit $(cat submit.rc))"
 	# the user runs submit again at once, while an sbatch that outlived sbctl may still run
@@ -346,7 +346,7 @@ tmpfs_agent_case() {   # FREE MODE
 	mkdir run
 	faulted sbagent-dyn none 0 EIO "$C/"
 	(cd run && "${FAULTED[@]}" timeout -k 3 30 "$SB_AGENT_DYN" --key "$C/key" \
-		--log "$C/fs/a.log" --heartbeat 0.1 --result r -- sh -c 'echo result > r; sleep 2.5' \
+		--log "$C/fs/a.log" --heartbeat 0.1 --result r -- sh -c 'echo result > r; sleep 3' \
 		> "$C/agent.out" 2> "$C/agent.err"; echo $? > "$C/agent.rc") &
 	local bg=$! deadline=$(( $(date +%s) + 30 )) rc
 	if [ "$2" = clears ]; then
@@ -382,14 +382,14 @@ tmpfs_bench_case() {   # FREE
 	fill "$C/fs" "$1"
 	bench_spec spec.yaml "t-$1" "$SUBMIT_CMD" 5
 	d=$(digest12 spec.yaml)
-	bounded 60 submit env SB_ROOT="$C/fs/root" SB_INDEX="$C/index.sqlite" "$SBCTL" submit spec.yaml --json
+	bounded 30 submit env SB_ROOT="$C/fs/root" SB_INDEX="$C/index.sqlite" "$SBCTL" submit spec.yaml --json
 	exit_ok submit "$SBCTL_CODES"
 	wait_jobs "sb-$d-" 60
 	dir=$(ls -d "$C"/fs/root/*/ 2>/dev/null | head -n 1)
 	if [ "$(cat submit.rc)" = 0 ]; then
 		dir=$(jq -r .benchmark.dir submit.out)
 		find "$C/fs" -type f -empty | sort > empty.before
-		bounded 60 status-full env SB_INDEX="$C/index.sqlite" "$SBCTL" status "$dir" --json
+		bounded 30 status-full env SB_INDEX="$C/index.sqlite" "$SBCTL" status "$dir" --json
 		rc=$(cat status-full.rc)
 		exit_ok status-full "$SBCTL_CODES"
 		if [ "$rc" != 0 ] && [ "$rc" != 3 ] || ! jq -e .children status-full.out >/dev/null 2>&1; then
@@ -399,7 +399,7 @@ tmpfs_bench_case() {   # FREE
 		[ -s empty.new ] && violate status_full "status on a full disk left empty files: $(tr '\n' ' ' < empty.new)"
 	fi
 	rm -f "$C/fs/filler"
-	bounded 60 resume env SB_ROOT="$C/fs/root" SB_INDEX="$C/index.sqlite" "$SBCTL" submit spec.yaml --json
+	bounded 30 resume env SB_ROOT="$C/fs/root" SB_INDEX="$C/index.sqlite" "$SBCTL" submit spec.yaml --json
 	exit_ok resume "$SBCTL_CODES"
 	if [ "$(cat resume.rc)" != 0 ]; then
 		violate resume "submit again with space: exit $(cat resume.rc): $(head -c 300 resume.err)"
@@ -495,12 +495,14 @@ echo "== invariant violations (must all be 0)"
 for inv in once durable prefix exit hang kept verdict resume status_full; do
 	printf '  %-12s %d\n' "$inv" "$(cat "$CASES"/*/*/violations 2>/dev/null | awk -v i="$inv" '$1 == i' | wc -l)"
 done
+repro="bash tests/faults/run.sh"
+[ "$SB_BUILD" -ef "$SB_SRC/build" ] || repro="SB_BUILD=$SB_BUILD $repro"
 if [ "$failed" -gt 0 ]; then
 	echo "== violations"
 	for f in "$CASES"/*/*/violations; do
 		[ -s "$f" ] || continue
 		c=${f%/violations}
-		echo "  ${c#"$CASES"/} (reproduce: bash tests/faults/run.sh --case ${c#"$CASES"/}):"
+		echo "  ${c#"$CASES"/} (reproduce: $repro --case ${c#"$CASES"/}):"
 		sed -e "s|$c/||g" -e "s|$T_ROOT/||g" -e 's|^|    |' "$f" | cut -c1-300
 	done
 fi
