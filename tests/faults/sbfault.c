@@ -19,7 +19,8 @@
  *                          the filters: "PID CALL INDEX RESULT PATH", INDEX
  *                          the call's number among the counted calls (0 when
  *                          its kind is not counted), RESULT "ok", "e<errno>"
- *                          (a real failure), "short" or "INJ-<E>"
+ *                          (a real failure) or "INJ-<E>" (the injected
+ *                          fault; INJ-SHORT: a short write)
  *
  * Only the process that loaded the shim acts: a child it forks (until it
  * execs) passes everything through.  A process that acts removes LD_PRELOAD
@@ -247,7 +248,7 @@ static void begin(struct call *c, enum kind k)
 	c->inject = c->index == S.fail_at;
 }
 
-static void trace(const struct call *c, long rc, int err, bool short_write)
+static void trace(const struct call *c, long rc, int err)
 {
 	struct line l = { .n = 0 };
 	int fd, saved = errno;
@@ -263,8 +264,6 @@ static void trace(const struct call *c, long rc, int err, bool short_write)
 	if (c->inject) {
 		put(&l, "INJ-");
 		put(&l, S.err_name);
-	} else if (short_write) {
-		put(&l, "short");
 	} else if (rc < 0) {
 		put(&l, "e");
 		put_num(&l, err);
@@ -294,23 +293,20 @@ static ssize_t do_write(enum kind k, int fd, const void *buf, size_t n, off_t of
 {
 	struct call c;
 	ssize_t rc;
-	bool short_write = false;
 
 	if (!acting())
 		return positional ? real_pwrite(fd, buf, n, off) : real_write(fd, buf, n);
 	resolve_fd(fd, c.path, sizeof(c.path));
 	begin(&c, k);
 	if (c.inject && (S.err != 0 || n < 2)) {
-		trace(&c, -1, fail_errno(), false);
+		trace(&c, -1, fail_errno());
 		errno = fail_errno();
 		return -1;
 	}
-	if (c.inject) {
+	if (c.inject)
 		n /= 2;
-		short_write = true;
-	}
 	rc = positional ? real_pwrite(fd, buf, n, off) : real_write(fd, buf, n);
-	trace(&c, rc, errno, short_write && rc >= 0);
+	trace(&c, rc, errno);
 	return rc;
 }
 
@@ -339,12 +335,12 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 		resolve_path;                                                 \
 		begin(&c, kind);                                              \
 		if (c.inject) {                                               \
-			trace(&c, -1, fail_errno(), false);                   \
+			trace(&c, -1, fail_errno());                   \
 			errno = fail_errno();                                 \
 			return -1;                                            \
 		}                                                             \
 		rc = real_call;                                               \
-		trace(&c, rc, errno, false);                                  \
+		trace(&c, rc, errno);                                         \
 		return rc;                                                    \
 	} while (0)
 
