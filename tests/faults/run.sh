@@ -382,7 +382,11 @@ tmpfs_bench_case() {   # FREE
 	fill "$C/fs" "$1"
 	bench_spec spec.yaml "t-$1" "$SUBMIT_CMD" 5
 	d=$(digest12 spec.yaml)
-	bounded 30 submit env SB_ROOT="$C/fs/root" SB_INDEX="$C/index.sqlite" "$SBCTL" submit spec.yaml --json
+	# the agents run sbagent-dyn with the shim tracing only: a real ENOSPC of
+	# their finish shows in the trace
+	faulted sbagent-dyn none 0 EIO "$C/fs/"
+	bounded 30 submit "${FAULTED[@]}" SB_AGENT="$SB_AGENT_DYN" SB_ROOT="$C/fs/root" \
+		SB_INDEX="$C/index.sqlite" "$SBCTL" submit spec.yaml --json
 	exit_ok submit "$SBCTL_CODES"
 	wait_jobs "sb-$d-" 60
 	dir=$(ls -d "$C"/fs/root/*/ 2>/dev/null | head -n 1)
@@ -468,8 +472,8 @@ if wanted tmpfs; then
 		for free in 0 1 2; do
 			for m in full clears; do spawn tmpfs_agent_case "$free" "$m"; done
 		done
-		levels="0 1 2 3 4 6 8 12 16 24"
-		[ "$MODE" = quick ] && levels="0 2 6 16"
+		levels="$(seq 0 20) 24 32"
+		[ "$MODE" = quick ] && levels="0 3 10 16"
 		for free in $levels; do spawn tmpfs_bench_case "$free"; done
 		pool_wait
 	fi
