@@ -12,7 +12,7 @@
 #include <openssl/sha.h>
 
 #include "ctl/bench.h"
-#include "ctl/canon.h"
+#include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/index.h"
 #include "ctl/logview.h"
@@ -181,7 +181,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 		sb_canon_cstr(c, "index");
 		sb_canon_int(c, (int64_t)i);
 		sb_canon_cstr(c, "params");
-		sb_canon_params(c, spec, ch);
+		sb_plan_canon_params(c, spec, ch);
 		sb_canon_cstr(c, "repeat");
 		sb_canon_int(c, sb_child_repeat(ch));
 	}

@@ -10,7 +10,7 @@
 
 #include <openssl/evp.h>
 
-#include "ctl/canon.h"
+#include "ctl/plan_canon.h"
 #include "ctl/spec.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
@@ -372,11 +372,7 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 	}
 	sb_canon_raw(c, metrics->buf, metrics->len);
 	sb_canon_cstr(c, "params");
-	sb_canon_map(c, s->nparams);
-	for (i = 0; i < s->nparams; i++) {
-		sb_canon_cstr(c, s->params[i].name);
-		sb_canon_value(c, ch->params[i]);
-	}
+	sb_plan_canon_params(c, s, ch);
 	sb_canon_cstr(c, "repeat");
 	sb_canon_int(c, ch->repeat);
 	sb_canon_raw(c, tail->buf, tail->len);
@@ -830,6 +826,17 @@ const char *sb_child_shell(const struct sb_child *c)
 const char *sb_child_env_value(const struct sb_child *c, size_t i)
 {
 	return c->resolved ? c->env[i] : NULL;
+}
+
+void sb_plan_canon_params(struct sb_canon *c, const struct sb_spec *s, const struct sb_child *ch)
+{
+	size_t i;
+
+	sb_canon_map(c, s->nparams);
+	for (i = 0; i < s->nparams; i++) {
+		sb_canon_cstr(c, s->params[i].name);
+		sb_canon_value(c, ch->params[i]);
+	}
 }
 
 uint8_t *sb_plan_child_canonical(const struct sb_plan *plan, size_t index, size_t *len,
