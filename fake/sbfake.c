@@ -8,10 +8,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/replay.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
-int fake_replay_main(int argc, char **argv);
-int fake_record_main(int argc, char **argv);
 
 int fake_requeue_request(struct fake_state *st, struct fake_task *t, const char *name)
 {

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/util.h"
 
 static const char *prog_name = "sbfake";
 
