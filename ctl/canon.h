@@ -166,6 +166,16 @@ static inline void sb_canon_map(struct sb_canon *c, size_t n)
 		c->failed = true;
 }
 
+/* A map key and its value: a str, or nil when v is NULL. */
+static inline void sb_canon_key_cstr(struct sb_canon *c, const char *key, const char *v)
+{
+	sb_canon_cstr(c, key);
+	if (v != NULL)
+		sb_canon_cstr(c, v);
+	else
+		sb_canon_nil(c);
+}
+
 /* A spec value (int, float, bool or str). */
 void sb_canon_value(struct sb_canon *c, const struct sb_value *v);
 

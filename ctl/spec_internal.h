@@ -27,8 +27,8 @@ int sb_spec_param_index(const struct sb_spec *s, const char *name);
 const char *sb_spec_param_suggest(const struct sb_spec *s, const char *name, bool refs,
 				  char buf[SB_SUGGEST_MAX]);
 
-/* The text of a value into buf (a string's own bytes, not copied, and not
- * NUL-terminated at its length when it holds none: use u.str.len). */
-const char *sb_value_scalar_text(const struct sb_value *v, char buf[SB_DOUBLE_TEXT_MAX]);
+/* The text of a value with its length: a string's own bytes (not copied),
+ * a number's or a bool's text written into buf. */
+struct sb_str sb_value_str(const struct sb_value *v, char buf[SB_DOUBLE_TEXT_MAX]);
 
 #endif

@@ -143,20 +143,31 @@ static int get_int(struct ld *ld, const struct sb_ynode *n, const char *what, in
 	return 0;
 }
 
-/* A scalar (string, number or bool) as its canonical text. */
-static int get_text(struct ld *ld, const struct sb_ynode *n, const char *what, const char **out)
+/* A non-null scalar's canonical text (a string's own bytes; a number's or
+ * a bool's text in buf); "WHAT must be KIND" otherwise. */
+static int scalar_str(struct ld *ld, const struct sb_ynode *n, const char *what, const char *kind,
+		      char buf[SB_DOUBLE_TEXT_MAX], struct sb_str *out)
 {
 	struct sb_value v;
 	bool is_null;
-	char buf[SB_DOUBLE_TEXT_MAX];
-	const char *t;
 
 	if (resolve(ld, n, &v, &is_null) < 0)
 		return -1;
 	if (n->kind != SB_YNODE_SCALAR || is_null)
-		return nerr(ld, n, "%s must be a scalar, not %s", what, describe(n, &v, is_null));
-	t = sb_value_scalar_text(&v, buf);
-	*out = sb_arena_strndup(&ld->s->arena, t, v.type == SB_VALUE_STR ? v.u.str.len : strlen(t));
+		return nerr(ld, n, "%s must be %s, not %s", what, kind, describe(n, &v, is_null));
+	*out = sb_value_str(&v, buf);
+	return 0;
+}
+
+/* A scalar (string, number or bool) as its canonical text. */
+static int get_text(struct ld *ld, const struct sb_ynode *n, const char *what, const char **out)
+{
+	char buf[SB_DOUBLE_TEXT_MAX];
+	struct sb_str t;
+
+	if (scalar_str(ld, n, what, "a scalar", buf, &t) < 0)
+		return -1;
+	*out = sb_arena_strndup(&ld->s->arena, t.s, t.len);
 	return *out == NULL ? oom(ld) : 0;
 }
 
@@ -418,18 +429,12 @@ static int load_points(struct ld *ld, const struct sb_ynode *n, bool include)
  * canonical text, strings are templates. */
 static int scalar_tmpl(struct ld *ld, const struct sb_ynode *n, const char *what, struct sb_tmpl *t)
 {
-	struct sb_value v;
-	bool is_null;
 	char buf[SB_DOUBLE_TEXT_MAX];
-	const char *text;
+	struct sb_str text;
 
-	if (resolve(ld, n, &v, &is_null) < 0)
+	if (scalar_str(ld, n, what, "a string", buf, &text) < 0)
 		return -1;
-	if (n->kind != SB_YNODE_SCALAR || is_null)
-		return nerr(ld, n, "%s must be a string, not %s", what, describe(n, &v, is_null));
-	text = sb_value_scalar_text(&v, buf);
-	return sb_tmpl_compile(ld->s, n->line, n->col, text,
-			       v.type == SB_VALUE_STR ? v.u.str.len : strlen(text), t, ld->err);
+	return sb_tmpl_compile(ld->s, n->line, n->col, text.s, text.len, t, ld->err);
 }
 
 static int load_command(struct ld *ld, const struct sb_ynode *n)

@@ -85,8 +85,9 @@ int sb_tmpl_value_texts(struct sb_spec *s, const struct sb_value *v, struct sb_s
 			struct sb_str *quoted, struct sb_error *err)
 {
 	char buf[SB_DOUBLE_TEXT_MAX], *q;
-	const char *t = sb_value_scalar_text(v, buf);
-	size_t len = v->type == SB_VALUE_STR ? v->u.str.len : strlen(t), quotes = 0, k, o = 0;
+	struct sb_str str = sb_value_str(v, buf);
+	const char *t = str.s;
+	size_t len = str.len, quotes = 0, k, o = 0;
 
 	for (k = 0; k < len; k++)
 		quotes += t[k] == '\'';

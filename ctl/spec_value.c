@@ -48,22 +48,23 @@ uint64_t sb_value_hash(const struct sb_value *v)
 	return h;
 }
 
-const char *sb_value_scalar_text(const struct sb_value *v, char buf[SB_DOUBLE_TEXT_MAX])
+struct sb_str sb_value_str(const struct sb_value *v, char buf[SB_DOUBLE_TEXT_MAX])
 {
+	const char *t = "";
+
 	switch (v->type) {
-	case SB_VALUE_INT: snprintf(buf, SB_DOUBLE_TEXT_MAX, "%" PRId64, v->u.i); return buf;
-	case SB_VALUE_FLOAT: return sb_fmt_double(v->u.f, buf);
-	case SB_VALUE_BOOL: return v->u.b ? "true" : "false";
-	case SB_VALUE_STR: return v->u.str.s;
+	case SB_VALUE_INT: snprintf(buf, SB_DOUBLE_TEXT_MAX, "%" PRId64, v->u.i); t = buf; break;
+	case SB_VALUE_FLOAT: t = sb_fmt_double(v->u.f, buf); break;
+	case SB_VALUE_BOOL: t = v->u.b ? "true" : "false"; break;
+	case SB_VALUE_STR: return (struct sb_str){ v->u.str.s, v->u.str.len };
 	}
-	return "";
+	return (struct sb_str){ t, strlen(t) };
 }
 
 char *sb_value_text(const struct sb_value *v)
 {
 	char buf[SB_DOUBLE_TEXT_MAX];
+	struct sb_str t = sb_value_str(v, buf);
 
-	if (v->type == SB_VALUE_STR)
-		return strndup(v->u.str.s, v->u.str.len);
-	return strdup(sb_value_scalar_text(v, buf));
+	return strndup(t.s, t.len);
 }
