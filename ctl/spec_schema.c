@@ -264,6 +264,20 @@ static int param_unique(struct ld *ld, const struct sb_param *p, struct sb_ynode
 	return rc;
 }
 
+/* The name of a parameter from its key node k, checked, with its position. */
+static int param_name(struct ld *ld, const struct sb_ynode *k, struct sb_param *p)
+{
+	if (!sb_spec_valid_ident(k->text))
+		return nerr(ld, k, "parameter name '%s' is not valid (letters, digits and _, not starting with a digit)",
+			    k->text);
+	if (!strcmp(k->text, "repeat") || !strcmp(k->text, "child"))
+		return nerr(ld, k, "parameter name '%s' is reserved", k->text);
+	p->name = sb_arena_strndup(&ld->s->arena, k->text, k->len);
+	p->line = k->line;
+	p->col = k->col;
+	return p->name == NULL ? oom(ld) : 0;
+}
+
 static int load_parameters(struct ld *ld, const struct sb_ynode *n)
 {
 	struct sb_spec *s = ld->s;
@@ -284,16 +298,8 @@ static int load_parameters(struct ld *ld, const struct sb_ynode *n)
 	for (i = 0; i < np; i++) {
 		const struct sb_ynode *k = n->kids[2 * i], *vals = n->kids[2 * i + 1];
 		struct sb_param *p = &s->params[i];
-		if (!sb_spec_valid_ident(k->text))
-			return nerr(ld, k, "parameter name '%s' is not valid (letters, digits and _, not starting with a digit)",
-				    k->text);
-		if (!strcmp(k->text, "repeat") || !strcmp(k->text, "child"))
-			return nerr(ld, k, "parameter name '%s' is reserved", k->text);
-		p->name = sb_arena_strndup(&s->arena, k->text, k->len);
-		p->line = k->line;
-		p->col = k->col;
-		if (p->name == NULL)
-			return oom(ld);
+		if (param_name(ld, k, p) < 0)
+			return -1;
 		if (vals->kind != SB_YNODE_SEQ) {
 			struct sb_value v;
 			bool is_null;
@@ -340,16 +346,8 @@ static int params_from_include(struct ld *ld, const struct sb_ynode *inc)
 		return oom(ld);
 	for (i = 0; i < np; i++) {
 		const struct sb_ynode *k = first->kids[2 * i];
-		if (!sb_spec_valid_ident(k->text))
-			return nerr(ld, k, "parameter name '%s' is not valid (letters, digits and _, not starting with a digit)",
-				    k->text);
-		if (!strcmp(k->text, "repeat") || !strcmp(k->text, "child"))
-			return nerr(ld, k, "parameter name '%s' is reserved", k->text);
-		s->params[i].name = sb_arena_strndup(&s->arena, k->text, k->len);
-		if (s->params[i].name == NULL)
-			return oom(ld);
-		s->params[i].line = k->line;
-		s->params[i].col = k->col;
+		if (param_name(ld, k, &s->params[i]) < 0)
+			return -1;
 	}
 	s->nparams = np;
 	qsort(s->params, np, sizeof(*s->params), cmp_param);
