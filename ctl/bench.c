@@ -12,7 +12,7 @@
 #include <openssl/sha.h>
 
 #include "ctl/bench.h"
-#include "ctl/canon.h"
+#include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/index.h"
 #include "ctl/logview.h"
@@ -147,15 +147,6 @@ int sb_bench_check_dir(const char *dir, struct sb_error *err)
 
 /* ---- the record ------------------------------------------------------ */
 
-static void canon_kv_str(struct sb_canon *c, const char *k, const char *v)
-{
-	sb_canon_cstr(c, k);
-	if (v)
-		sb_canon_cstr(c, v);
-	else
-		sb_canon_nil(c);
-}
-
 static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struct sb_error *err)
 {
 	const struct sb_plan *plan = n->plan;
@@ -177,56 +168,56 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 			return -1;
 		}
 		sb_canon_map(c, 4);
-		canon_kv_str(c, "digest", sb_child_digest_hex(ch));
+		sb_canon_key_cstr(c, "digest", sb_child_digest_hex(ch));
 		sb_canon_cstr(c, "index");
 		sb_canon_int(c, (int64_t)i);
 		sb_canon_cstr(c, "params");
-		sb_canon_params(c, spec, ch);
+		sb_plan_canon_params(c, spec, ch);
 		sb_canon_cstr(c, "repeat");
 		sb_canon_int(c, sb_child_repeat(ch));
 	}
 	sb_child_destroy(ch);
 	sb_canon_cstr(c, "children");
 	sb_canon_int(c, (int64_t)count);
-	canon_kv_str(c, "digest", sb_plan_benchmark_digest_hex(plan));
+	sb_canon_key_cstr(c, "digest", sb_plan_benchmark_digest_hex(plan));
 	sb_canon_cstr(c, "format");
 	sb_canon_int(c, 1);
 	sb_canon_cstr(c, "kill_wait");
 	sb_canon_int(c, n->cfg->kill_wait);
 	sb_canon_cstr(c, "max_array_size");
 	sb_canon_int(c, n->cfg->max_array_size);
-	canon_kv_str(c, "name", sb_spec_name(spec));
+	sb_canon_key_cstr(c, "name", sb_spec_name(spec));
 
 	sb_canon_cstr(c, "provenance");
 	sb_canon_map(c, 8);
-	canon_kv_str(c, "cluster", n->cfg->cluster[0] ? n->cfg->cluster : NULL);
+	sb_canon_key_cstr(c, "cluster", n->cfg->cluster[0] ? n->cfg->cluster : NULL);
 	sb_canon_cstr(c, "git");
 	if (p->has_git) {
 		sb_canon_map(c, 3);
-		canon_kv_str(c, "commit", p->git_commit[0] ? p->git_commit : NULL);
+		sb_canon_key_cstr(c, "commit", p->git_commit[0] ? p->git_commit : NULL);
 		sb_canon_cstr(c, "dirty");
 		sb_canon_bool(c, p->git_dirty);
-		canon_kv_str(c, "root", p->git_root);
+		sb_canon_key_cstr(c, "root", p->git_root);
 	} else {
 		sb_canon_nil(c);
 	}
-	canon_kv_str(c, "host", p->host);
-	canon_kv_str(c, "sbctl_version", SB_VERSION);
-	canon_kv_str(c, "slurm_version", n->cfg->version[0] ? n->cfg->version : NULL);
-	canon_kv_str(c, "time", sb_fmt_time_ns(p->time_ns, when));
+	sb_canon_key_cstr(c, "host", p->host);
+	sb_canon_key_cstr(c, "sbctl_version", SB_VERSION);
+	sb_canon_key_cstr(c, "slurm_version", n->cfg->version[0] ? n->cfg->version : NULL);
+	sb_canon_key_cstr(c, "time", sb_fmt_time_ns(p->time_ns, when));
 	sb_canon_cstr(c, "uid");
 	sb_canon_int(c, p->uid);
-	canon_kv_str(c, "user", p->user);
+	sb_canon_key_cstr(c, "user", p->user);
 
 	sb_canon_cstr(c, "spec");
 	sb_canon_map(c, 3);
-	canon_kv_str(c, "path", n->spec_path);
+	sb_canon_key_cstr(c, "path", n->spec_path);
 	SHA256((const unsigned char *)n->spec_source, n->spec_len, sha);
 	sb_hex_encode(sha, sizeof(sha), hex);
-	canon_kv_str(c, "sha256", hex);
+	sb_canon_key_cstr(c, "sha256", hex);
 	sb_canon_cstr(c, "source");
 	sb_canon_str(c, n->spec_source, n->spec_len);
-	canon_kv_str(c, "tag", sb_spec_tag(spec));
+	sb_canon_key_cstr(c, "tag", sb_spec_tag(spec));
 	if (c->failed)
 		return sb_errorf(err, "benchmark record: out of memory or larger than %zu bytes",
 				 SB_BENCH_RECORD_MAX);

@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "ctl/canon.h"
-#include "sbench/plan.h"
 
 void sb_canon_init(struct sb_canon *c, size_t max)
 {
@@ -50,16 +49,5 @@ void sb_canon_value(struct sb_canon *c, const struct sb_value *v)
 	case SB_VALUE_BOOL: sb_canon_bool(c, v->u.b); break;
 	case SB_VALUE_STR: sb_canon_str(c, v->u.str.s, v->u.str.len); break;
 	default: c->failed = true; break;
-	}
-}
-
-void sb_canon_params(struct sb_canon *c, const struct sb_spec *spec, const struct sb_child *ch)
-{
-	size_t k, np = sb_spec_param_count(spec);
-
-	sb_canon_map(c, np);
-	for (k = 0; k < np; k++) {
-		sb_canon_cstr(c, sb_spec_param_name(spec, k));
-		sb_canon_value(c, sb_child_param(ch, k));
 	}
 }

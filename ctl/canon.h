@@ -1,4 +1,4 @@
-/* Canonical msgpack (DESIGN §2, docs/spec.md "Canonical msgpack"): a small
+/* Canonical msgpack (docs/spec.md "Canonical msgpack"): a small
  * writer into a bounded growing buffer.  Integers take their shortest
  * encoding (non-negative: fixint/uint8/16/32/64; negative: negative
  * fixint/int8/16/32/64), floats are always float64, strings are str with the
@@ -166,18 +166,17 @@ static inline void sb_canon_map(struct sb_canon *c, size_t n)
 		c->failed = true;
 }
 
+/* A map key and its value: a str, or nil when v is NULL. */
+static inline void sb_canon_key_cstr(struct sb_canon *c, const char *key, const char *v)
+{
+	sb_canon_cstr(c, key);
+	if (v != NULL)
+		sb_canon_cstr(c, v);
+	else
+		sb_canon_nil(c);
+}
+
 /* A spec value (int, float, bool or str). */
 void sb_canon_value(struct sb_canon *c, const struct sb_value *v);
-
-struct sb_child;
-/* A child's parameters as a map, names in the spec's sorted order. */
-void sb_canon_params(struct sb_canon *c, const struct sb_spec *spec, const struct sb_child *ch);
-
-struct sb_plan;
-struct sb_error;
-/* For tests: the canonical msgpack whose SHA-256 is the digest of child
- * index (malloc'd, *len set), or NULL. */
-uint8_t *sb_plan_child_canonical(const struct sb_plan *plan, size_t index, size_t *len,
-				 struct sb_error *err);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include <msgpack.h>
 
-#include "ctl/canon.h"
+#include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
 #include "proto/mpcheck.h"
@@ -201,7 +201,7 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 			sb_canon_cstr(c, sb_child_env_value(child, k));
 		}
 		sb_canon_cstr(c, "params");
-		sb_canon_params(c, spec, child);
+		sb_plan_canon_params(c, spec, child);
 		sb_canon_cstr(c, "repeat");
 		sb_canon_int(c, sb_child_repeat(child));
 		sb_canon_cstr(c, "shell");

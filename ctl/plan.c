@@ -10,7 +10,7 @@
 
 #include <openssl/evp.h>
 
-#include "ctl/canon.h"
+#include "ctl/plan_canon.h"
 #include "ctl/spec.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
@@ -284,20 +284,7 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
  * "resources" ... "results" with theirs. */
 static void encode_metrics(struct sb_canon *m, const struct sb_spec *s)
 {
-	sb_canon_cstr(m, "metrics");
-	if (s->metrics)
-		sb_canon_cstr(m, s->metrics);
-	else
-		sb_canon_nil(m);
-}
-
-static void opt_str(struct sb_canon *c, const char *key, const char *v)
-{
-	sb_canon_cstr(c, key);
-	if (v)
-		sb_canon_cstr(c, v);
-	else
-		sb_canon_nil(c);
+	sb_canon_key_cstr(m, "metrics", s->metrics);
 }
 
 static void opt_int(struct sb_canon *c, const char *key, int64_t v)
@@ -316,13 +303,13 @@ static void encode_tail(struct sb_canon *c, const struct sb_spec *s)
 
 	sb_canon_cstr(c, "resources");
 	sb_canon_map(c, 7);
-	opt_str(c, "constraint", o->constraint);
+	sb_canon_key_cstr(c, "constraint", o->constraint);
 	opt_int(c, "cpus_per_task", o->cpus_per_task);
-	opt_str(c, "gres", o->gres);
-	opt_str(c, "mem", o->mem);
-	opt_str(c, "nodes", o->nodes);
+	sb_canon_key_cstr(c, "gres", o->gres);
+	sb_canon_key_cstr(c, "mem", o->mem);
+	sb_canon_key_cstr(c, "nodes", o->nodes);
 	opt_int(c, "ntasks", o->ntasks);
-	opt_str(c, "partition", o->partition);
+	sb_canon_key_cstr(c, "partition", o->partition);
 	sb_canon_cstr(c, "results");
 	sb_canon_array(c, s->nresults);
 	for (i = 0; i < s->nresults; i++)
@@ -372,11 +359,7 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 	}
 	sb_canon_raw(c, metrics->buf, metrics->len);
 	sb_canon_cstr(c, "params");
-	sb_canon_map(c, s->nparams);
-	for (i = 0; i < s->nparams; i++) {
-		sb_canon_cstr(c, s->params[i].name);
-		sb_canon_value(c, ch->params[i]);
-	}
+	sb_plan_canon_params(c, s, ch);
 	sb_canon_cstr(c, "repeat");
 	sb_canon_int(c, ch->repeat);
 	sb_canon_raw(c, tail->buf, tail->len);
@@ -727,11 +710,7 @@ static int compute_digests(struct sb_plan *plan, struct sb_error *err)
 	}
 	sb_canon_cstr(&c, "name");
 	sb_canon_cstr(&c, s->name);
-	sb_canon_cstr(&c, "tag");
-	if (s->tag)
-		sb_canon_cstr(&c, s->tag);
-	else
-		sb_canon_nil(&c);
+	sb_canon_key_cstr(&c, "tag", s->tag);
 	if (c.failed || EVP_DigestUpdate(ctx, c.buf, c.len) != 1 ||
 	    EVP_DigestFinal_ex(ctx, plan->bench, NULL) != 1)
 		goto sha_fail;
@@ -830,6 +809,17 @@ const char *sb_child_shell(const struct sb_child *c)
 const char *sb_child_env_value(const struct sb_child *c, size_t i)
 {
 	return c->resolved ? c->env[i] : NULL;
+}
+
+void sb_plan_canon_params(struct sb_canon *c, const struct sb_spec *s, const struct sb_child *ch)
+{
+	size_t i;
+
+	sb_canon_map(c, s->nparams);
+	for (i = 0; i < s->nparams; i++) {
+		sb_canon_cstr(c, s->params[i].name);
+		sb_canon_value(c, ch->params[i]);
+	}
 }
 
 uint8_t *sb_plan_child_canonical(const struct sb_plan *plan, size_t index, size_t *len,

@@ -1,5 +1,6 @@
-/* Internal layout of a loaded spec, shared by ctl/spec.c (loading),
- * ctl/plan.c (expansion) and ctl/canon.c (canonical msgpack). */
+/* Internal layout of a loaded spec, shared by the loader (ctl/spec.c,
+ * ctl/spec_schema.c, ctl/spec_template.c, ctl/spec_value.c) and ctl/plan.c
+ * (expansion and canonical msgpack). */
 #ifndef SB_CTL_SPEC_H
 #define SB_CTL_SPEC_H
 
@@ -7,15 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl/arena.h"
 #include "sbench/spec.h"
-
-/* A bump allocator: everything of a spec lives in one, freed at once. */
-struct sb_arena {
-	struct sb_arena_chunk *head;
-};
-void *sb_arena_alloc(struct sb_arena *a, size_t n);   /* zeroed; NULL on OOM */
-char *sb_arena_strndup(struct sb_arena *a, const char *s, size_t n);
-void sb_arena_release(struct sb_arena *a);
 
 /* A compiled template: literal pieces and references. */
 enum sb_seg_kind { SB_SEG_LIT, SB_SEG_PARAM, SB_SEG_REPEAT, SB_SEG_CHILD };

@@ -8,7 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/replay.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
 /* Marks the tasks an id names, including "A_[1-3,5]".  Returns hits;
  * *whole is set when the id names a whole array by its own id. */

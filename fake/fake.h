@@ -1,4 +1,4 @@
-/* sbench fake Slurm: shared declarations.
+/* sbench fake Slurm: the shared types (jobs, tasks, the loaded state).
  *
  * One multi-call binary (sbfake) answers as sbatch, squeue, sacct, scancel,
  * scontrol and sbfake (fault injection, recording, replay), dispatched on the
@@ -7,7 +7,12 @@
  * transaction, so concurrent commands are serialised by SQLite's file lock
  * (busy timeout 60 s).  There is no daemon: each started job is watched by a
  * detached supervisor process (see sched.c).  docs/fake-slurm.md describes the
- * behaviour and what differs from real Slurm 22.05. */
+ * behaviour and what differs from real Slurm 22.05.
+ *
+ * Each module has its own header, and calls only the layers below it:
+ * util.h (helpers) <- store.h (the database) <- replay.h (recording and
+ * replay) <- sched.h (scheduling, supervisors) <- commands.h (sbatch,
+ * squeue, sacct, scancel, scontrol, sbfake). */
 #ifndef SB_FAKE_H
 #define SB_FAKE_H
 
@@ -74,116 +79,5 @@ struct fake_state {
 	size_t ntasks;
 	double now;
 };
-
-/* ---- util.c ---- */
-double fake_now(void);
-/* Replay: makes fake_now() return t (the recording's clock). */
-void fake_set_now(double t);
-const char *fake_prog(void);
-void fake_set_prog(const char *p);
-/* Reads an environment variable as a double, def when unset or bad. */
-double fake_env_double(const char *name, double def);
-long fake_env_long(const char *name, long def);
-double fake_killwait(void);
-long fake_max_array_size(void);
-int fake_cpus(void);
-const char *fake_nodename(void);
-const char *fake_cluster(void);
-const char *fake_username(void);
-/* "2026-11-30T13:00:00" local time; "Unknown" for 0. */
-char *fake_fmt_time(double t, char *buf, size_t n);
-/* [D-]HH:MM:SS */
-char *fake_fmt_elapsed(long secs, char *buf, size_t n);
-/* squeue style: M:SS, H:MM:SS, D-HH:MM:SS */
-char *fake_fmt_squeue_time(long secs, char *buf, size_t n);
-/* Parses a Slurm --time value into seconds (-1 for UNLIMITED); -1 + *bad. */
-int fake_parse_time_limit(const char *s, long *secs);
-/* Parses a time for sacct -S/-E; returns 0 and sets *t, or -1. */
-int fake_parse_when(const char *s, double now, double *t);
-/* Array spec: fills a sorted unique list of ids (malloc'd) and throttle. */
-int fake_parse_array(const char *s, long **ids, size_t *n, int *throttle);
-/* Formats sorted ids as Slurm ranges "0-3,5,7-9" into buf. */
-void fake_fmt_ranges(const long *ids, size_t n, char *buf, size_t len);
-/* Expands %A %a %j %x %u %N %n %t %s %% (with optional zero-pad width). */
-void fake_expand_pattern(const char *pat, const struct fake_job *j,
-			 const struct fake_task *t, char *out, size_t len);
-int fake_signal_number(const char *s);
-const char *fake_signal_name(int sig);
-char *fake_xstrdup(const char *s);
-char *fake_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Sorted task ids of an array, collapsed like Slurm ("0-3,5%2"); malloc'd. */
-char *fake_ranges_text(const long *ids, size_t n, int throttle);
-#define FAKE_ROW_MAX (1 << 20)  /* bound on one printed value */
-void *fake_xcalloc(size_t n, size_t sz);
-void fake_trim(char *s);
-int fake_strcaseeq(const char *a, const char *b);
-/* 1 when word is one of the comma-separated items of list. */
-int fake_in_list(const char *list, const char *word);
-/* Writes buf fully; -1 on error. */
-int fake_write_all(int fd, const void *buf, size_t n);
-int fake_mkdir_p(const char *path, mode_t mode);
-
-/* ---- store.c ---- */
-int fake_open(struct fake_state *st);       /* opens and BEGIN IMMEDIATE */
-int fake_commit(struct fake_state *st);
-void fake_close(struct fake_state *st);     /* rolls back when not committed */
-int fake_load(struct fake_state *st);
-/* What every query does first: open the store, catch up with a replay,
- * load, run a scheduling pass and commit it; st stays loaded.  -1 (store
- * closed) on failure. */
-int fake_open_scheduled(struct fake_state *st);
-void fake_free_loaded(struct fake_state *st);
-int fake_exec(struct fake_state *st, const char *sql);
-char *fake_meta_get(struct fake_state *st, const char *key); /* malloc'd or NULL */
-int fake_meta_set(struct fake_state *st, const char *key, const char *val);
-long fake_next_id(struct fake_state *st);
-int fake_task_save(struct fake_state *st, const struct fake_task *t);
-int fake_job_insert(struct fake_state *st, const struct fake_job *j);
-int fake_task_insert(struct fake_state *st, const struct fake_task *t);
-/* Appends an accounting version of the task's current run (restart). */
-int fake_acct_record(struct fake_state *st, const struct fake_task *t,
-		     const char *state, const char *exitcode);
-/* Deletes every accounting version of a task (pending-cancel rule). */
-int fake_acct_forget(struct fake_state *st, const struct fake_task *t);
-struct fake_task *fake_find_task(struct fake_state *st, long array_id, long task_id);
-struct fake_job *fake_find_job(struct fake_state *st, long id);
-int fake_task_is_ended(const struct fake_task *t);
-int fake_task_is_active(const struct fake_task *t);  /* running or completing */
-/* Matches a user job id ("12", "12_3", raw id) to tasks; returns count and
- * fills marks[] (one per loaded task). */
-size_t fake_match_id(struct fake_state *st, const char *spec, char *marks);
-/* The ExitCode text N:S of a finished task's wait status. */
-void fake_exitcode_of_status(int status, char *buf, size_t n);
-
-/* ---- replay.c ---- */
-/* In replay mode loads the snapshot at the replay clock and sets the clock;
- * returns 1 when replaying, 0 when not, -1 on error. */
-int fake_replay_sync(struct fake_state *st);
-/* 1 when the store is in replay mode (no scheduling, no submissions). */
-int fake_replaying(struct fake_state *st);
-
-/* ---- sched.c ---- */
-/* Checks supervisors, starts eligible tasks.  Call inside the transaction;
- * spawned supervisors wait for the commit before reading the store. */
-int fake_schedule(struct fake_state *st);
-int fake_supervise_main(int argc, char **argv);
-int fake_tick_main(int argc, char **argv);
-/* Asks a running task to end: records the request and wakes its supervisor. */
-int fake_request_kill(struct fake_state *st, struct fake_task *t,
-		      const char *final_state, int sig);
-long fake_largest_in_pgrp(long pgid);
-
-/* ---- commands ---- */
-int fake_sbatch_main(int argc, char **argv);
-int fake_squeue_main(int argc, char **argv);
-int fake_sacct_main(int argc, char **argv);
-int fake_scancel_main(int argc, char **argv);
-int fake_scontrol_main(int argc, char **argv);
-int fake_sbfake_main(int argc, char **argv);
-
-/* Makes a task pending again with the next restart count (low level). */
-int fake_requeue_task(struct fake_state *st, struct fake_task *t);
-/* scontrol requeue / sbfake requeue of one task; prints Slurm's error. */
-int fake_requeue_request(struct fake_state *st, struct fake_task *t, const char *name);
 
 #endif

@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/sched.h"
+#include "fake/util.h"
 
 static const struct {
 	const char *name;

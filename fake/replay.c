@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/replay.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
-int fake_record_main(int argc, char **argv);
-int fake_replay_main(int argc, char **argv);
 
 #define RECORD_SACCT "JobID,JobIDRaw,JobName,State,ExitCode,Submit,Start,End,NodeList,Comment,Timelimit,Partition,Account,WorkDir,AllocCPUS"
 #define RECORD_SQUEUE "%i|%A|%T|%r|%j"

@@ -11,7 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
 struct arow {
 	long array_id, task_id, raw_id;

@@ -11,7 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/replay.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
 extern char **environ;
 

@@ -8,10 +8,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/replay.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
-int fake_replay_main(int argc, char **argv);
-int fake_record_main(int argc, char **argv);
 
 int fake_requeue_request(struct fake_state *st, struct fake_task *t, const char *name)
 {
@@ -175,6 +177,19 @@ static int do_shutdown(struct fake_state *st, struct fake_task *t, void *arg)
 	return 0;
 }
 
+/* Kills the timer and every supervisor and job (shutdown, reset). */
+static void stop_everything(struct fake_state *st)
+{
+	char *tp = fake_meta_get(st, "timer_pid");
+	size_t k;
+
+	if (tp && atol(tp) > 0)
+		kill((pid_t)atol(tp), SIGKILL);
+	free(tp);
+	for (k = 0; k < st->ntasks; k++)
+		do_shutdown(st, &st->tasks[k], NULL);
+}
+
 static void dump(struct fake_state *st)
 {
 	size_t k;
@@ -264,22 +279,12 @@ int fake_sbfake_main(int argc, char **argv)
 	} else if (!strcmp(cmd, "dbdown") || !strcmp(cmd, "dbup")) {
 		rc = fake_meta_set(&st, "dbd_down", !strcmp(cmd, "dbdown") ? "1" : NULL) ? 1 : 0;
 	} else if (!strcmp(cmd, "shutdown")) {
-		char *tp = fake_meta_get(&st, "timer_pid");
-		if (tp && atol(tp) > 0)
-			kill((pid_t)atol(tp), SIGKILL);
-		free(tp);
-		for (size_t k = 0; k < st.ntasks; k++)
-			do_shutdown(&st, &st.tasks[k], NULL);
+		stop_everything(&st);
 		fake_close(&st);
 		return 0;
 	} else if (!strcmp(cmd, "reset")) {
 		/* kill everything and forget every job, every fault and the replay */
-		char *tp = fake_meta_get(&st, "timer_pid");
-		if (tp && atol(tp) > 0)
-			kill((pid_t)atol(tp), SIGKILL);
-		free(tp);
-		for (size_t k = 0; k < st.ntasks; k++)
-			do_shutdown(&st, &st.tasks[k], NULL);
+		stop_everything(&st);
 		if (fake_exec(&st, "DELETE FROM jobs; DELETE FROM tasks; DELETE FROM acct;"
 			      " DELETE FROM meta WHERE k <> 'next_id';") != 0 || fake_commit(&st) != 0)
 			rc = 1;

@@ -23,7 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/replay.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
 extern char **environ;
 
@@ -1030,5 +1033,15 @@ int fake_supervise_main(int argc, char **argv)
 		fake_schedule(&st);
 	fake_commit(&st);
 	fake_close(&st);
+	return 0;
+}
+
+int fake_open_scheduled(struct fake_state *st)
+{
+	if (fake_open(st) != 0 || fake_replay_sync(st) < 0 || fake_load(st) != 0 ||
+	    fake_schedule(st) != 0 || fake_commit(st) != 0) {
+		fake_close(st);
+		return -1;
+	}
 	return 0;
 }

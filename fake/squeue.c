@@ -8,7 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/commands.h"
+#include "fake/sched.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
 struct qrow {
 	struct fake_task *t;

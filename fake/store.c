@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/store.h"
+#include "fake/util.h"
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);"
@@ -548,14 +549,4 @@ void fake_exitcode_of_status(int status, char *buf, size_t n)
 		snprintf(buf, n, "0:%d", WTERMSIG(status));
 	else
 		snprintf(buf, n, "%d:0", WEXITSTATUS(status) & 0x7f);
-}
-
-int fake_open_scheduled(struct fake_state *st)
-{
-	if (fake_open(st) != 0 || fake_replay_sync(st) < 0 || fake_load(st) != 0 ||
-	    fake_schedule(st) != 0 || fake_commit(st) != 0) {
-		fake_close(st);
-		return -1;
-	}
-	return 0;
 }

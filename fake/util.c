@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake/fake.h"
+#include "fake/util.h"
 
 static const char *prog_name = "sbfake";
 
@@ -151,12 +151,11 @@ char *fake_fmt_elapsed(long s, char *buf, size_t n)
 
 char *fake_fmt_squeue_time(long s, char *buf, size_t n)
 {
+	if (s >= 86400)
+		return fake_fmt_elapsed(s, buf, n);
 	if (s < 0)
 		s = 0;
-	if (s >= 86400)
-		snprintf(buf, n, "%ld-%02ld:%02ld:%02ld", s / 86400, s % 86400 / 3600,
-			 s % 3600 / 60, s % 60);
-	else if (s >= 3600)
+	if (s >= 3600)
 		snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s % 3600 / 60, s % 60);
 	else
 		snprintf(buf, n, "%ld:%02ld", s / 60, s % 60);

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "fake/fake.h"
+#include "fake/util.h"
 
 static long limit(const char *s)
 {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "ctl/canon.h"
+#include "ctl/plan_canon.h"
 #include "ctl/plan_json.h"
 #include "proto/json.h"
 #include "sbench/plan.h"
