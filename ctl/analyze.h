@@ -1,4 +1,4 @@
-/* sbctl analyze (DESIGN §8): statistics of each group of children, over the
+/* sbctl analyze (docs/sbctl-analyze.md): statistics of each group of children, over the
  * succeeded ones only, from the metrics of their verified finish records. */
 #ifndef SB_CTL_ANALYZE_H
 #define SB_CTL_ANALYZE_H

@@ -1,4 +1,4 @@
-/* Classification (DESIGN §7, docs/classification.md): a pure function of the
+/* Classification (docs/classification.md): a pure function of the
  * evidence about a child's latest run, the time, the heartbeat interval and
  * the settle time.  The first matching row of the decision table wins. */
 #ifndef SB_CTL_CLASSIFY_H

@@ -1,6 +1,6 @@
 /* The sbctl commands, one file each (ctl/cmd_<name>.c).  Each takes the
  * arguments after the command name (argv[0] is the command name) and returns
- * the process exit status (DESIGN §0: 0, 1, 2, or 3). */
+ * the process exit status (docs/sbctl.md, "EXIT STATUS": 0, 1, 2, or 3). */
 #ifndef SB_CTL_COMMANDS_H
 #define SB_CTL_COMMANDS_H
 

@@ -1,5 +1,5 @@
 /* File-system helpers for the benchmark directory on shared storage
- * (DESIGN §3): atomic writes, fcntl locks, ownership checks. */
+ * (docs/benchmark-dir.md): atomic writes, fcntl locks, ownership checks. */
 #ifndef SB_CTL_FSUTIL_H
 #define SB_CTL_FSUTIL_H
 

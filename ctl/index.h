@@ -1,4 +1,4 @@
-/* The local index (DESIGN §3): an SQLite database of the benchmarks known,
+/* The local index (docs/benchmark-dir.md, "The local index"): an SQLite database of the benchmarks known,
  * the verified heads of each log (for rollback detection) and cached result
  * file hashes.  It is only an index: everything in it can be rebuilt from
  * benchmark directories, so losing it loses nothing, and a corrupt one is

@@ -4,8 +4,8 @@
 #include "ctl/plan_json.h"
 #include "sbench/spec.h"
 
-/* Fast paths beside proto/json.h, for the 1,000,000-child budget (DESIGN
- * §10): json.c writes strings one fputc per byte and integers with
+/* Fast paths beside proto/json.h, for the 1,000,000-child budget
+ * (docs/development.md, "Performance budgets"): json.c writes strings one fputc per byte and integers with
  * fprintf, which alone costs more than a second for a million children.
  * These write exactly the bytes sb_json_str / sb_json_uint would write
  * (tests/spec/test_plan.c compares them), using the writer's own

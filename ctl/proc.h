@@ -1,6 +1,6 @@
 /* Running external programs (sbatch, sacct, squeue, scancel, scontrol,
  * git): found through PATH and executed directly with an argument vector,
- * never through a shell (DESIGN §0). */
+ * never through a shell. */
 #ifndef SB_CTL_PROC_H
 #define SB_CTL_PROC_H
 

@@ -1,4 +1,4 @@
-/* Provenance of a benchmark (DESIGN §3): who created it, where, when, with
+/* Provenance of a benchmark (docs/benchmark-dir.md): who created it, where, when, with
  * which sbctl and Slurm, from which state of which repository. */
 #ifndef SB_CTL_PROVENANCE_H
 #define SB_CTL_PROVENANCE_H

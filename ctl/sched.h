@@ -1,4 +1,4 @@
-/* Scheduler evidence (DESIGN §7): parsing what sacct and squeue print.
+/* Scheduler evidence (docs/classification.md): parsing what sacct and squeue print.
  *
  * sbctl asks sacct for exactly SB_SACCT_FORMAT with -P -n -X -D, and squeue
  * for SB_SQUEUE_FORMAT with -h -r.  Parsing is total: a line that does not

@@ -1,4 +1,4 @@
-/* sbctl status (DESIGN §7, docs/classification.md): gather every piece of
+/* sbctl status (docs/classification.md, docs/sbctl-status.md): gather every piece of
  * evidence about a benchmark — its signed logs, sbctl's own submission
  * records, the scheduler's rows — classify every child, and record the
  * scheduler's final word for children that are over, signed. */

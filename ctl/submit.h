@@ -1,4 +1,4 @@
-/* sbctl submit (DESIGN §6, docs/benchmark-dir.md): plan, create the
+/* sbctl submit (docs/sbctl-submit.md, docs/benchmark-dir.md): plan, create the
  * benchmark directory, write the jobs, and submit each chunk exactly once. */
 #ifndef SB_CTL_SUBMIT_H
 #define SB_CTL_SUBMIT_H

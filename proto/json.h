@@ -1,4 +1,4 @@
-/* A small streaming JSON writer for the --json outputs (DESIGN §0).
+/* A small streaming JSON writer for the --json outputs (docs/cli.md).
  *
  * Compact output, keys in the order written, strings escaped (invalid UTF-8
  * becomes U+FFFD), floats in the shortest text that reads back equal (NaN

@@ -7,7 +7,7 @@
 
 #define SB_DOUBLE_TEXT_MAX 32
 
-/* The text of a float (DESIGN §2): the shortest printf("%.Ng"), N = 1..17,
+/* The text of a float (docs/spec.md, "Numbers"): the shortest printf("%.Ng"), N = 1..17,
  * that reads back equal, with ".0" appended when it has no '.', 'e' or 'n'
  * ("0.1", "1e-05", "1.0", "1e+20").  Returns buf. */
 char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX]);

@@ -1,5 +1,5 @@
 /* sbench — planning: a spec expanded into its ordered children and their
- * digests (DESIGN §2, docs/spec.md "Order" and "Digests").
+ * digests (docs/spec.md, "Order" and "Digests").
  *
  * A plan keeps, per child, only its digest and a reference to its point
  * (about 40 bytes a child); commands and env values are resolved on demand

@@ -1,4 +1,4 @@
-/* sbench — benchmark specs (DESIGN §2, docs/spec.md).
+/* sbench — benchmark specs (docs/spec.md).
  *
  * A spec is a YAML file read with the YAML 1.2 core schema.  Loading checks
  * everything that can be checked without expanding the grid; sb_plan_create

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What `sbagent -- true` adds over `true`: wall time per run and peak RSS
-# (DESIGN §10 budget: 3 ms and 4 MiB on a local disk).  Each sbagent run
+# (docs/development.md budget: 3 ms and 4 MiB on a local disk).  Each sbagent run
 # writes a new log file (two fsyncs) in a directory under /tmp, or $SB_BENCH_DIR.
 # usage: SB_BIN=build/bin bash tests/bench/bench_agent.sh [RUNS]
 set -euo pipefail

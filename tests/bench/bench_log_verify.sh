@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How fast `sbctl log DIR --json` verifies a benchmark's event logs, against
-# the floor of DESIGN §10: reading the same files and HMACing their bytes
+# the floor of docs/development.md ("Performance budgets"): reading the same files and HMACing their bytes
 #   find DIR/events -type f -print0 | xargs -0 cat | openssl dgst -sha256 -hmac KEY
 # Budget: within 3x the floor.  SB_BENCH_FILES (default 10000) files of
 # SB_BENCH_RECORDS (default 4) records; 100000 files is the §10 size.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How fast `sbctl status` classifies a large benchmark, against the floor of
-# DESIGN §10: reading the same log files and HMACing their bytes
+# docs/development.md, "Performance budgets": reading the same log files and HMACing their bytes
 #   find DIR/events -type f -print0 | xargs -0 cat | openssl dgst -sha256 -hmac KEY
 # Budget: within 3x the floor.  And how often it asks the scheduler: one
 # sacct call per 1,000 job ids (an array counts once), checked exactly.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Submitting a benchmark of N children (default 10,000) to the fake Slurm:
 # the wall time of `sbctl submit`, and the number of sbatch calls, which must
-# be ceil(N / MaxArraySize) (DESIGN §10).  The children themselves do not run
+# be ceil(N / MaxArraySize) (docs/development.md).  The children themselves do not run
 # (sbatch is shimmed to add --begin=now+3600: they stay pending).
 # usage: SB_BIN=build/bin SB_FAKE_BIN=build/fake/bin bash tests/bench/bench_submit.sh [N]
 set -euo pipefail

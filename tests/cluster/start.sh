@@ -2,7 +2,7 @@
 # Installs (when missing), configures and starts a single-node Slurm 22.05
 # (munge, MariaDB, slurmdbd, slurmctld, slurmd) on this Debian 12 machine
 # without systemd, then waits until the node is idle and sacct answers.
-# Follows shared/slurm/RECIPE.md.  Run as root.  Stop with tests/cluster/stop.sh.
+# Run as root.  Stop with tests/cluster/stop.sh.
 #   SLURMLAB_CGROUP=yes|no   force cgroup or linuxproc process tracking
 #                            (default: cgroup when cgroup v1's memory controller is mounted)
 #   SLURMLAB_NO_INSTALL=1    do not call apt-get

@@ -2,7 +2,7 @@
 # Stops the single-node Slurm that tests/cluster/start.sh started, by PID, in
 # reverse order: slurmd, slurmctld, slurmdbd, mariadbd, munged.  A daemon is
 # gone when its PID no longer exists or is a zombie (PID 1 here reaps late:
-# RECIPE pitfall 9).  SIGKILL after 20 s.  Safe to run when nothing runs.
+# see tests/cluster/README.md).  SIGKILL after 20 s.  Safe to run when nothing runs.
 set -u
 gone() { [ ! -d "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 rc=0

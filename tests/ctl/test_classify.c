@@ -1,4 +1,4 @@
-/* The classification table (DESIGN §7, docs/classification.md), one case per
+/* The classification table (docs/classification.md), one case per
  * cell: log evidence x scheduler evidence -> class and reason. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* Parsing sacct and squeue output: every shape real Slurm 22.05 prints
- * (shared/slurm/RECIPE.md §5, §8), and garbage that must be evidence of
+ * (recorded from Slurm 22.05, tests/cluster/), and garbage that must be evidence of
  * nothing. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* sb_stats_compute: n, mean, sample stddev, min, median, max (DESIGN §8). */
+/* sb_stats_compute: n, mean, sample stddev, min, median, max (docs/sbctl-analyze.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

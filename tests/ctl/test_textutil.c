@@ -1,4 +1,4 @@
-/* Shared text utilities: float text (DESIGN §2), hex, RFC 3339, JSON writer. */
+/* Shared text utilities: float text (docs/spec.md), hex, RFC 3339, JSON writer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
