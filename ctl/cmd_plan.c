@@ -57,13 +57,13 @@ int cmd_plan(int argc, char **argv)
 	spec = sb_spec_load(path, &err);
 	if (spec == NULL) {
 		fprintf(stderr, "%s\n", err.msg);
-		return SB_EXIT_USAGE;
+		return sb_cli_exit(&err);
 	}
 	plan = sb_plan_create(spec, &err);
 	if (plan == NULL) {
 		fprintf(stderr, "%s\n", err.msg);
 		sb_spec_destroy(spec);
-		return SB_EXIT_USAGE;
+		return sb_cli_exit(&err);
 	}
 	for (i = 0; (size_t)i < sb_plan_warning_count(plan); i++)
 		fprintf(stderr, "%s\n", sb_plan_warning(plan, (size_t)i));
@@ -80,7 +80,7 @@ int cmd_plan(int argc, char **argv)
 	sb_spec_destroy(spec);
 	if (rc < 0) {
 		fprintf(stderr, "sbctl plan: %s\n", err.msg);
-		return SB_EXIT_RUNTIME;
+		return sb_cli_exit(&err);
 	}
 	return SB_EXIT_OK;
 }

@@ -4,12 +4,22 @@
 #ifndef SB_CTL_COMMANDS_H
 #define SB_CTL_COMMANDS_H
 
+#include "sbench/error.h"
+
 enum sb_exit {
 	SB_EXIT_OK = 0,
 	SB_EXIT_RUNTIME = 1,
 	SB_EXIT_USAGE = 2,
 	SB_EXIT_PROBLEM = 3,
 };
+
+/* The exit status for a failed library call: 2 for input and not-found
+ * errors, 1 for the rest (runtime, out of memory). */
+static inline int sb_cli_exit(const struct sb_error *err)
+{
+	return err->code == SB_ERR_INPUT || err->code == SB_ERR_NOT_FOUND ? SB_EXIT_USAGE
+									 : SB_EXIT_RUNTIME;
+}
 
 int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);

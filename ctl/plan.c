@@ -731,11 +731,12 @@ struct sb_plan *sb_plan_create(const struct sb_spec *spec, struct sb_error *err)
 	struct sb_plan *plan = calloc(1, sizeof(*plan));
 
 	if (plan == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	plan->spec = spec;
 	if (expand_points(plan, err) < 0 || compute_digests(plan, err) < 0) {
+		sb_error_recode(err, SB_ERR_INPUT); /* what the spec asks for cannot be planned */
 		sb_plan_destroy(plan);
 		return NULL;
 	}

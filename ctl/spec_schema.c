@@ -760,24 +760,25 @@ struct sb_spec *sb_spec_load_buffer(const char *data, size_t len, const char *di
 	struct ld ld;
 
 	if (len > SB_SPEC_MAX_FILE_SIZE) {
-		sb_errorf(err, "'%s' is too large (%zu bytes, limit %d)", display_name, len,
-			  SB_SPEC_MAX_FILE_SIZE);
+		sb_error_set(err, SB_ERR_INPUT, "'%s' is too large (%zu bytes, limit %d)", display_name, len,
+			     SB_SPEC_MAX_FILE_SIZE);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL) {
-		sb_errorf(err, "'%s': out of memory", display_name);
+		sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", display_name);
 		return NULL;
 	}
 	s->path = sb_arena_strndup(&s->arena, display_name, strlen(display_name));
 	if (s->path == NULL) {
-		sb_errorf(err, "'%s': out of memory", display_name);
+		sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", display_name);
 		sb_spec_destroy(s);
 		return NULL;
 	}
 	ld = (struct ld){ .path = s->path, .err = err, .s = s };
 	root = sb_ynode_parse(s->path, (const unsigned char *)data, len, err);
 	if (root == NULL || load_top(&ld, root) < 0) {
+		sb_error_recode(err, SB_ERR_INPUT); /* a bad spec is an input error */
 		sb_ynode_free(root);
 		sb_spec_destroy(s);
 		return NULL;
@@ -796,7 +797,8 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		sb_error_set(err, errno == ENOENT ? SB_ERR_NOT_FOUND : SB_ERR_INPUT,
+			     "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0) {
@@ -805,20 +807,20 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		sb_errorf(err, "cannot read '%s': %s", path,
-			  S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+		sb_error_set(err, SB_ERR_INPUT, "cannot read '%s': %s", path,
+			     S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
 		close(fd);
 		return NULL;
 	}
 	if (st.st_size > SB_SPEC_MAX_FILE_SIZE) {
-		sb_errorf(err, "'%s' is too large (%lld bytes, limit %d)", path,
-			  (long long)st.st_size, SB_SPEC_MAX_FILE_SIZE);
+		sb_error_set(err, SB_ERR_INPUT, "'%s' is too large (%lld bytes, limit %d)", path,
+			     (long long)st.st_size, SB_SPEC_MAX_FILE_SIZE);
 		close(fd);
 		return NULL;
 	}
 	buf = malloc(SB_SPEC_MAX_FILE_SIZE + 1);
 	if (buf == NULL) {
-		sb_errorf(err, "'%s': out of memory", path);
+		sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
 		close(fd);
 		return NULL;
 	}
@@ -837,7 +839,8 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 	}
 	close(fd);
 	if (len > SB_SPEC_MAX_FILE_SIZE) {
-		sb_errorf(err, "'%s' is too large (more than %d bytes)", path, SB_SPEC_MAX_FILE_SIZE);
+		sb_error_set(err, SB_ERR_INPUT, "'%s' is too large (more than %d bytes)", path,
+			     SB_SPEC_MAX_FILE_SIZE);
 		free(buf);
 		return NULL;
 	}

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/util.h"
 #include "sbench/error.h"
 
 /* A message longer than the buffer (a long path in it) ends in "...", so
@@ -83,4 +84,11 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	}
 	mark_cut(err, wanted);
 	return -1;
+}
+
+void sb_error_recode(struct sb_error *err, enum sb_error_code code)
+{
+	if (err == NULL || err->code != SB_ERR_RUNTIME)
+		return;
+	err->code = strstr(err->msg, "out of memory") ? SB_ERR_NOMEM : code;
 }

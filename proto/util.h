@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sbench/error.h"
+
 #define SB_DOUBLE_TEXT_MAX 32
 
 /* The text of a float (docs/spec.md, "Numbers"): the shortest printf("%.Ng"), N = 1..17,
@@ -21,5 +23,11 @@ int sb_hex_decode(const char *hex, uint8_t *out, size_t n);
 /* RFC 3339 UTC text of a time in ns since the epoch, with nanoseconds:
  * "2026-11-30T13:00:00.123456789Z".  buf needs 32 bytes.  Returns buf. */
 char *sb_fmt_time_ns(int64_t ns, char buf[32]);
+
+/* Gives a failure reported with sb_errorf (code SB_ERR_RUNTIME) inside a
+ * parser of user input its code at the parser's boundary: SB_ERR_NOMEM
+ * when its message says "out of memory", else `code`.  Codes set on
+ * purpose (anything but SB_ERR_RUNTIME) stay.  Accepts NULL. */
+void sb_error_recode(struct sb_error *err, enum sb_error_code code);
 
 #endif

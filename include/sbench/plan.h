@@ -29,7 +29,8 @@ struct sb_child;
 /* Expands spec: the grid minus exclude, then include, each point repeated;
  * resolves every child and computes every digest.  Returns NULL with err
  * filled ("FILE:LINE:COLUMN: ...") on a duplicate point, no children, a
- * limit exceeded or an unresolvable template.  The plan borrows spec: keep
+ * limit exceeded or an unresolvable template (err->code SB_ERR_INPUT;
+ * SB_ERR_NOMEM when out of memory).  The plan borrows spec: keep
  * the spec alive until the plan is destroyed. */
 struct sb_plan *sb_plan_create(const struct sb_spec *spec, struct sb_error *err);
 

@@ -66,7 +66,9 @@ struct sb_spec;
 
 /* Reads and checks the spec file at path.  Returns NULL with err filled on
  * any problem (missing, unreadable or too large file, invalid YAML, a bad
- * spec); messages carry path:line:column. */
+ * spec); messages carry path:line:column.  err->code: SB_ERR_NOT_FOUND
+ * when the file does not exist, SB_ERR_NOMEM when out of memory, else
+ * SB_ERR_INPUT. */
 struct sb_spec *sb_spec_load(const char *path, struct sb_error *err);
 
 /* Like sb_spec_load, for a spec already in memory; display_name is used in

@@ -115,12 +115,38 @@ static void test_errors(void **state)
 	fclose(full);
 }
 
+/* The codes a front end maps to exit statuses and exception types. */
+static void test_error_codes(void **state)
+{
+	static const char bad[] = "name: x\ncommand: [a]\nparameters: {p: [1, 1]}\n";
+	static const char typo[] = "name: x\ncommand: [a]\nparamters: {p: [1]}\n";
+	struct sb_error err = { 0 };
+	struct sb_spec *spec;
+
+	(void)state;
+	assert_null(sb_spec_load("/nonexistent/spec.yaml", &err));
+	assert_int_equal(err.code, SB_ERR_NOT_FOUND);
+	assert_null(sb_spec_load("/", &err));
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_null(sb_spec_load_buffer(typo, sizeof(typo) - 1, "typo.yaml", &err));
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "typo.yaml:3:"));
+	err.code = SB_ERR_NONE;
+	spec = sb_spec_load_buffer(bad, sizeof(bad) - 1, "bad.yaml", &err);
+	if (spec != NULL) { /* a duplicate point is found by the plan */
+		assert_null(sb_plan_create(spec, &err));
+		sb_spec_destroy(spec);
+	}
+	assert_int_equal(err.code, SB_ERR_INPUT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_bytes),
 		cmocka_unit_test(test_text_and_stream_agree),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_error_codes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
