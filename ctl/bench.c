@@ -12,6 +12,7 @@
 #include <openssl/sha.h>
 
 #include "ctl/bench.h"
+#include "sbench/context.h"
 #include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/index.h"
@@ -547,8 +548,9 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b);
 }
 
-struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err)
+struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct sb_error *err)
 {
+	const char *index = ctx ? sb_ctx_index(ctx) : NULL;
 	struct sb_index_bench ib;
 	struct sb_index *idx;
 	struct sb_bench *b;
@@ -558,14 +560,19 @@ struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err)
 		/* a benchmark named by its path is (re)learnt by the local index, so
 		 * that its name works again after the index was lost */
 		b = sb_bench_open(arg, err);
-		if (b != NULL && (idx = sb_index_open(NULL, NULL, NULL)) != NULL) {
+		if (b != NULL && index && (idx = sb_index_open(index, NULL, NULL)) != NULL) {
 			struct sb_index_bench nb = { b->name, b->digest, b->dir, b->created_ns };
 			sb_index_put_bench(idx, &nb, NULL);
 			sb_index_close(idx);
 		}
 		return b;
 	}
-	idx = sb_index_open(NULL, NULL, err);
+	if (index == NULL) {
+		sb_error_set(err, SB_ERR_NOT_FOUND, "no benchmark '%s': not a path, and no local index "
+			     "is configured to look the name up in", arg);
+		return NULL;
+	}
+	idx = sb_index_open(index, NULL, err);
 	if (idx == NULL)
 		return NULL;
 	found = sb_index_find_bench(idx, arg, &ib, err);
@@ -573,7 +580,7 @@ struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err)
 	if (found < 0)
 		return NULL;
 	if (found == 0) {
-		sb_errorf(err, "no benchmark '%s': not a path, and the local index knows no benchmark "
+		sb_error_set(err, SB_ERR_NOT_FOUND, "no benchmark '%s': not a path, and the local index knows no benchmark "
 			  "of that name or digest prefix ('sbctl list' shows them; 'sbctl index "
 			  "--rebuild ROOT' adds those under ROOT)", arg);
 		return NULL;

@@ -81,10 +81,12 @@ int sb_bench_plan(struct sb_bench *b, struct sb_error *err);
 
 void sb_bench_destroy(struct sb_bench *b);
 
+struct sb_ctx;
 /* Opens the benchmark a BENCH argument names: a path (the benchmark
  * directory or any path below it), else a name or a digest prefix of at
- * least 4 hex digits known to the local index. */
-struct sb_bench *sb_bench_find(const char *arg, struct sb_error *err);
+ * least 4 hex digits known to the local index of ctx (SB_ERR_NOT_FOUND when
+ * it knows none, or ctx has no index). */
+struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct sb_error *err);
 
 /* Loads the benchmark's key (keys/hmac.key); cleanse it after use. */
 int sb_bench_load_key(const struct sb_bench *b, struct sb_key *key, struct sb_error *err);

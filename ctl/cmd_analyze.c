@@ -233,7 +233,7 @@ static void print_human(FILE *out, const struct sb_status *st, const struct sb_a
 
 int cmd_analyze(int argc, char **argv)
 {
-	struct sb_status_opts o = { .settle_s = 10, .record_outcomes = true };
+	struct sb_status_opts o = { .ctx = sb_cli_ctx(), .settle_s = 10, .record_outcomes = true };
 	struct sb_analysis an;
 	struct sb_status st;
 	struct sb_error err;

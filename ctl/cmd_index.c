@@ -8,6 +8,7 @@
 
 #include "ctl/bench.h"
 #include "ctl/commands.h"
+#include "sbench/context.h"
 #include "ctl/index.h"
 
 static int add(struct sb_index *idx, const char *dir, size_t *n)
@@ -82,7 +83,7 @@ int cmd_index(int argc, char **argv)
 			return SB_EXIT_USAGE;
 		}
 	}
-	idx = sb_index_open(NULL, NULL, &err);
+	idx = sb_index_open(sb_ctx_index(sb_cli_ctx()), NULL, &err);
 	if (idx == NULL || sb_index_clear_benches(idx, &err) < 0) {
 		fprintf(stderr, "sbctl index: %s\n", err.msg);
 		sb_index_close(idx);

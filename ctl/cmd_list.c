@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "ctl/commands.h"
+#include "sbench/context.h"
 #include "ctl/index.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -67,7 +68,7 @@ int cmd_list(int argc, char **argv)
 			return SB_EXIT_USAGE;
 		}
 	}
-	idx = sb_index_open(NULL, NULL, &err);
+	idx = sb_index_open(sb_ctx_index(sb_cli_ctx()), NULL, &err);
 	if (idx == NULL) {
 		fprintf(stderr, "sbctl list: %s\n", err.msg);
 		return SB_EXIT_RUNTIME;

@@ -112,7 +112,7 @@ int cmd_log(int argc, char **argv)
 	}
 	if (stat(path, &st) < 0 && errno == ENOENT && strchr(path, '/') == NULL) {
 		/* not a path: a benchmark's name or digest prefix, as for status */
-		struct sb_bench *b = sb_bench_find(path, &err);
+		struct sb_bench *b = sb_bench_find(sb_cli_ctx(), path, &err);
 		if (b == NULL) {
 			fprintf(stderr, "sbctl log: %s\n", err.msg);
 			return SB_EXIT_USAGE;

@@ -46,7 +46,7 @@ int cmd_output(int argc, char **argv)
 		fprintf(stderr, "sbctl output: CHILD must be a child index: %s\n", err.msg);
 		return SB_EXIT_USAGE;
 	}
-	b = sb_bench_find(argv[1], &err);
+	b = sb_bench_find(sb_cli_ctx(), argv[1], &err);
 	if (b == NULL) {
 		fprintf(stderr, "sbctl output: %s\n", err.msg);
 		return SB_EXIT_USAGE;

@@ -43,6 +43,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 	double d;
 
 	memset(a, 0, sizeof(*a));
+	a->o.ctx = sb_cli_ctx();
 	a->o.settle_s = 10;
 	a->o.record_outcomes = true;
 	a->interval_s = 30;

@@ -147,7 +147,7 @@ int cmd_submit(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sb_submit_opts o = { .out = stdout, .warn = stderr };
+	struct sb_submit_opts o = { .ctx = sb_cli_ctx(), .out = stdout, .warn = stderr };
 	struct sb_submit_result res;
 	struct sb_error err = { 0 };
 	int json = 0, c, usage_error = 0, rc;
@@ -204,7 +204,7 @@ int cmd_rerun(int argc, char **argv)
 		"Submits a new attempt for the children whose class is one of CLASS\n"
 		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
 		"invalid).  Earlier attempts stay in the record.\n";
-	struct sb_status_opts so = { .settle_s = 10, .record_outcomes = true };
+	struct sb_status_opts so = { .ctx = sb_cli_ctx(), .settle_s = 10, .record_outcomes = true };
 	struct sb_submit_result res;
 	struct sb_status st;
 	struct sb_error err;
@@ -304,7 +304,7 @@ int cmd_cancel(int argc, char **argv)
 		      "has pending or running\nchildren, and records that it did.\n", help ? stdout : stderr);
 		return help ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
-	b = sb_bench_find(argv[1], &err);
+	b = sb_bench_find(sb_cli_ctx(), argv[1], &err);
 	if (b == NULL) {
 		fprintf(stderr, "sbctl cancel: %s\n", err.msg);
 		return SB_EXIT_USAGE;

@@ -21,6 +21,11 @@ static inline int sb_cli_exit(const struct sb_error *err)
 									 : SB_EXIT_RUNTIME;
 }
 
+struct sb_ctx;
+/* The context of this sbctl process (ctl/main.c): the library's defaults as
+ * the environment sets them. */
+struct sb_ctx *sb_cli_ctx(void);
+
 int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -40,24 +40,6 @@ static const char schema[] =
 	" path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"
 	" ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, sha256 BLOB NOT NULL);";
 
-int sb_index_default_path(char *buf, size_t size, struct sb_error *err)
-{
-	const char *v = getenv("SB_INDEX");
-	int n;
-
-	if (v && *v)
-		n = snprintf(buf, size, "%s", v);
-	else if ((v = getenv("XDG_STATE_HOME")) && *v == '/')
-		n = snprintf(buf, size, "%s/sbench/index.sqlite", v);
-	else if ((v = getenv("HOME")) && *v)
-		n = snprintf(buf, size, "%s/.local/state/sbench/index.sqlite", v);
-	else
-		return sb_errorf(err, "cannot place the local index: neither SB_INDEX, "
-				 "XDG_STATE_HOME nor HOME is set");
-	if (n < 0 || (size_t)n >= size)
-		return sb_errorf(err, "cannot place the local index: path too long");
-	return 0;
-}
 
 static int db_error(sqlite3 *db, struct sb_error *err, const char *what)
 {
@@ -126,7 +108,7 @@ static int try_open(const char *path, sqlite3 **out, int *corrupt, struct sb_err
 
 struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *err)
 {
-	char def[4096], dir[4096], aside[4200];
+	char dir[4096], aside[4200];
 	struct sb_index *idx;
 	sqlite3 *db;
 	int corrupt;
@@ -134,10 +116,10 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 
 	if (rebuilt)
 		*rebuilt = 0;
-	if (path == NULL) {
-		if (sb_index_default_path(def, sizeof(def), err) < 0)
-			return NULL;
-		path = def;
+	if (path == NULL || *path == '\0') {
+		sb_error_set(err, SB_ERR_INPUT, "no local index is configured (SB_INDEX, "
+			     "XDG_STATE_HOME or HOME names where it lives)");
+		return NULL;
 	}
 	if (strlen(path) >= sizeof(dir)) {
 		sb_errorf(err, "cannot open local index '%.64s...': path too long (limit %zu bytes)",

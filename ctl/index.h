@@ -4,8 +4,8 @@
  * benchmark directories, so losing it loses nothing, and a corrupt one is
  * moved aside and recreated rather than being fatal.
  *
- * Default location: $XDG_STATE_HOME/sbench/index.sqlite, else
- * $HOME/.local/state/sbench/index.sqlite; SB_INDEX overrides it.  The
+ * Its location is the caller's (sbctl's: sb_ctx_load_env, from SB_INDEX,
+ * XDG_STATE_HOME or HOME).  The
  * database uses the rollback journal (no WAL) and SQLite's default unix VFS:
  * fcntl locks, released by the kernel when their holder dies, so a process
  * killed inside a transaction blocks nobody, and its hot journal is rolled
@@ -29,12 +29,8 @@ struct sb_index_bench {
 	int64_t created_ns;
 };
 
-/* The default path (see above) into buf; -1 when neither XDG_STATE_HOME nor
- * HOME is set. */
-int sb_index_default_path(char *buf, size_t size, struct sb_error *err);
-
-/* Opens (creating it and its directory when needed) the index at path, or
- * at the default path when path is NULL.  A file that is not a usable index
+/* Opens (creating it and its directory when needed) the index at path (the
+ * caller's choice, e.g. sb_ctx_index: the library picks no default).  A file that is not a usable index
  * is renamed to PATH.corrupt-<time> and a new one created; *rebuilt (may be
  * NULL) is set to 1 then. */
 struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *err);

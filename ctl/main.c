@@ -1,8 +1,10 @@
 /* sbctl: a table of commands, one file each. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/commands.h"
+#include "sbench/context.h"
 
 struct command {
 	const char *name;
@@ -35,9 +37,18 @@ static void usage(FILE *out)
 	fputs("\n'sbctl COMMAND --help' describes a command; docs/cli.md has the full reference.\n", out);
 }
 
+static struct sb_ctx *cli_ctx;
+
+struct sb_ctx *sb_cli_ctx(void)
+{
+	return cli_ctx;
+}
+
 int main(int argc, char **argv)
 {
+	struct sb_error err = { 0 };
 	size_t i;
+	int rc;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -51,9 +62,22 @@ int main(int argc, char **argv)
 		printf("sbctl %s\n", SB_VERSION);
 		return SB_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* the defaults the library uses, from this process's environment:
+		 * the one place sbctl reads SB_ROOT, SB_AGENT, SB_INDEX,
+		 * XDG_STATE_HOME and HOME */
+		cli_ctx = sb_ctx_create(&err);
+		if (cli_ctx == NULL || sb_ctx_load_env(cli_ctx, environ, &err) < 0) {
+			fprintf(stderr, "sbctl: %s\n", err.msg);
+			sb_ctx_destroy(cli_ctx);
+			return sb_cli_exit(&err);
+		}
+		rc = commands[i].fn(argc - 1, argv + 1);
+		sb_ctx_destroy(cli_ctx);
+		return rc;
+	}
 	fprintf(stderr, "sbctl: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return SB_EXIT_USAGE;

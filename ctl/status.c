@@ -19,6 +19,7 @@
 #include "ctl/index.h"
 #include "ctl/proc.h"
 #include "ctl/status.h"
+#include "sbench/context.h"
 #include "ctl/subm.h"
 #include "proto/util.h"
 #include "sbench/key.h"
@@ -1104,7 +1105,8 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	/* 3. the logs, read after the scheduler answered: "now" is taken before
 	 * them, so that the settle time since a job's End is never overstated */
 	st->now_ns = now_ns();
-	idx = sb_index_open(NULL, NULL, NULL); /* only a cache here: work without it */
+	/* only a cache here: work without it */
+	idx = o->ctx && sb_ctx_index(o->ctx) ? sb_index_open(sb_ctx_index(o->ctx), NULL, NULL) : NULL;
 	/* the heads and hashes recorded while reading, in one transaction */
 	if (sb_index_begin(idx, NULL) < 0) { /* another sbctl holds it: go on without */
 		sb_index_close(idx);
@@ -1187,7 +1189,7 @@ int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_s
 	struct sb_bench *b;
 
 	memset(st, 0, sizeof(*st));
-	b = sb_bench_find(bench, err);
+	b = sb_bench_find(o->ctx, bench, err);
 	if (b == NULL)
 		return -2;
 	if (sb_bench_plan(b, err) < 0) {

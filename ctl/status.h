@@ -56,7 +56,9 @@ struct sb_child_status {
 	const char *reason;
 };
 
+struct sb_ctx;
 struct sb_status_opts {
+	const struct sb_ctx *ctx; /* the local index, for names and heads (NULL: none) */
 	bool offline;             /* do not ask the scheduler */
 	int64_t settle_s;         /* default 10 */
 	bool rehash;              /* hash every result again, ignoring the cache */

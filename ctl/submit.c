@@ -15,6 +15,7 @@
 #include "ctl/jobs.h"
 #include "ctl/proc.h"
 #include "ctl/submit.h"
+#include "sbench/context.h"
 #include "ctl/subm.h"
 
 #define SBATCH_TIMEOUT_MS 120000
@@ -460,11 +461,11 @@ static int lock_bench(const struct sb_bench *b, FILE *warn, bool *waited, struct
 	return sb_fs_lock(path, err);
 }
 
-static int index_bench(const struct sb_bench *b, FILE *warn)
+static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b, FILE *warn)
 {
 	struct sb_index_bench ib = { b->name, (char *)b->digest, b->dir, b->created_ns };
-	struct sb_error err;
-	struct sb_index *idx = sb_index_open(NULL, NULL, &err);
+	struct sb_error err = { 0 };
+	struct sb_index *idx = sb_index_open(ctx ? sb_ctx_index(ctx) : NULL, NULL, &err);
 
 	if (idx == NULL || sb_index_put_bench(idx, &ib, &err) < 0) {
 		if (warn)
@@ -537,7 +538,7 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 			*usage_error = 1; /* a refused directory: an input error, as everywhere */
 		if (made < 0 || (b = sb_bench_open(dir, err)) == NULL)
 			goto out;
-		index_bench(b, o->warn);
+		index_bench(o->ctx, b, o->warn);
 	}
 	if (o->dry_run)
 		memcpy(b->digest, sb_plan_benchmark_digest_hex(plan), 65);

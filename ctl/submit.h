@@ -16,7 +16,9 @@
 /* How long an sbatch may still run after sbctl was interrupted. */
 #define SB_SUBMIT_INTERRUPT_WAIT_MS 30000
 
+struct sb_ctx;
 struct sb_submit_opts {
+	const struct sb_ctx *ctx; /* the local index (NULL: none) */
 	const char *spec_path;
 	const char *root;       /* NULL: $SB_ROOT, else ./sbench-runs */
 	bool dry_run;           /* print what would be done to `out`, change nothing */

@@ -259,27 +259,6 @@ static void test_long_path_is_an_error(void **state)
 	assert_non_null(strstr(err.msg, "path too long"));
 }
 
-static void test_default_path(void **state)
-{
-	char buf[256];
-	struct sb_error err;
-
-	(void)state;
-	unsetenv("SB_INDEX");
-	setenv("XDG_STATE_HOME", "/state", 1);
-	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), 0);
-	assert_string_equal(buf, "/state/sbench/index.sqlite");
-	unsetenv("XDG_STATE_HOME");
-	setenv("HOME", "/home/u", 1);
-	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), 0);
-	assert_string_equal(buf, "/home/u/.local/state/sbench/index.sqlite");
-	setenv("SB_INDEX", "/x.db", 1);
-	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), 0);
-	assert_string_equal(buf, "/x.db");
-	unsetenv("SB_INDEX");
-	unsetenv("HOME");
-	assert_int_equal(sb_index_default_path(buf, sizeof(buf), &err), -1);
-}
 
 int main(void)
 {
@@ -291,7 +270,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_killed_writer_blocks_nobody, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_dotfile_lock_is_ignored, setup, teardown),
 		cmocka_unit_test(test_long_path_is_an_error),
-		cmocka_unit_test(test_default_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
