@@ -591,3 +591,9 @@ struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct
 	sb_index_bench_release(&ib);
 	return b;
 }
+
+const char *sb_bench_dir(const struct sb_bench *b) { return b->dir; }
+const char *sb_bench_name(const struct sb_bench *b) { return b->name; }
+const char *sb_bench_tag(const struct sb_bench *b) { return b->tag; }
+const char *sb_bench_digest(const struct sb_bench *b) { return b->digest; }
+size_t sb_bench_children(const struct sb_bench *b) { return b->children; }

@@ -8,6 +8,7 @@
 
 #include "ctl/provenance.h"
 #include "ctl/slurmcfg.h"
+#include "sbench/bench.h"
 #include "sbench/error.h"
 #include "sbench/key.h"
 #include "sbench/plan.h"

@@ -16,6 +16,7 @@
 #ifndef SBENCH_SBENCH_H
 #define SBENCH_SBENCH_H
 
+#include "sbench/bench.h"
 #include "sbench/context.h"
 #include "sbench/error.h"
 #include "sbench/key.h"

@@ -1,0 +1,51 @@
+/* sbench — benchmarks: the directory `sbctl submit` creates for a spec
+ * (docs/benchmark-dir.md), opened again from any later process.
+ *
+ * A struct sb_bench is what a benchmark's immutable record says (name, tag,
+ * digest, children) and where it lives.  Open one by its directory (or any
+ * path below it), or find one by what a user types: a path, a name (the
+ * latest benchmark of that name) or a digest prefix known to the local
+ * index of a context. */
+#ifndef SBENCH_BENCH_H
+#define SBENCH_BENCH_H
+
+#include <stddef.h>
+
+#include "sbench/context.h"
+#include "sbench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sb_bench;
+
+/* Opens the benchmark at path (its directory or any path below it): checks
+ * that its directory and entries belong to the user with safe modes, and
+ * reads its record.  NULL with err: SB_ERR_NOT_FOUND when there is no
+ * benchmark there, SB_ERR_INPUT when the directory is refused (owned by
+ * someone else, writable by others), SB_ERR_RUNTIME when it cannot be
+ * read.  Free it with sb_bench_destroy. */
+struct sb_bench *sb_bench_open(const char *path, struct sb_error *err);
+
+/* Opens the benchmark a BENCH argument names: a path, else a name or a
+ * digest prefix of at least 4 hex digits known to ctx's local index
+ * (SB_ERR_NOT_FOUND when it knows none, or ctx has no index).  A benchmark
+ * opened by its path is (re)learnt by the index. */
+struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct sb_error *err);
+
+/* Frees b; accepts NULL. */
+void sb_bench_destroy(struct sb_bench *b);
+
+/* What the record says; borrowed strings that live as long as b. */
+const char *sb_bench_dir(const struct sb_bench *b);     /* absolute path */
+const char *sb_bench_name(const struct sb_bench *b);
+const char *sb_bench_tag(const struct sb_bench *b);     /* NULL when none */
+const char *sb_bench_digest(const struct sb_bench *b);  /* 64 lowercase hex digits */
+size_t sb_bench_children(const struct sb_bench *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
