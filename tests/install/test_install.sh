@@ -116,4 +116,20 @@ cc -Wall -Wextra -Werror -o "$work/example" "$work/example.c" $(pkg-config --cfl
 got=$("$work/example" "$SB_SRC/examples/demo-sweep.yaml" "$work/k" "$work/run.log") ||
 	fail "docs/api.md example exited $?"
 grep -q "2 of 2 records verified, tail ok" <<<"$got" || fail "docs/api.md example printed '$got'"
+# the Python package from the install, without LD_LIBRARY_PATH, with every
+# interpreter here, and in a fresh venv of Debian's interpreter
+site=$(echo "$P"/lib/python3.*/site-packages)
+[ -f "$site/sbench/__init__.py" ] || fail "the Python package is not installed under lib/python3.X/site-packages"
+pys=(/usr/bin/python3)
+command -v python3 >/dev/null && [ "$(command -v python3)" != /usr/bin/python3 ] && pys+=("$(command -v python3)")
+/usr/bin/python3 -m venv "$work/venv" || fail "cannot make a venv"
+pys+=("$work/venv/bin/python")
+for py in "${pys[@]}"; do
+	got=$(env -u LD_LIBRARY_PATH PYTHONPATH="$site" "$py" -c '
+import sys, sbench
+p = sbench.plan(sys.argv[1])
+print(sbench.__version__, p["benchmark"]["children"], p["benchmark"]["digest"])' \
+		"$SB_SRC/examples/demo-sweep.yaml") || fail "import sbench from the install with $py"
+	[ "$got" = "$want" ] || fail "$py: the installed package printed '$got', want '$want'"
+done
 echo "install layout ok: $P"
