@@ -1,12 +1,10 @@
 /* The metrics file: a JSON or YAML top-level mapping read with libyaml (JSON
- * is YAML).  Plain scalars that read as YAML 1.2 core integers stay int64,
- * floats become float64; nested mappings are flattened with '.'; anything
+ * is YAML).  Plain scalars that resolve (proto/yamlscalar.h, the YAML 1.2
+ * core schema) to integers stay int64, floats become float64; nested mappings are flattened with '.'; anything
  * else (strings, quoted numbers, booleans, null, sequences, non-finite
  * floats, integers beyond int64) is listed as skipped. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 #include <yaml.h>
 
 #include "agent/agent.h"
+#include "proto/yamlscalar.h"
 
 struct mctx {
 	yaml_parser_t parser;
@@ -35,75 +34,28 @@ static int next_event(struct mctx *c, yaml_event_t *ev)
 	return 0;
 }
 
-static int is_digits(const char *s, const char *set, size_t *n)
+/* 1 int, 2 float, 0 not a number: the YAML 1.2 core schema
+ * (proto/yamlscalar.h).  A float that rounds to zero from a non-zero text
+ * (1e-999) is 0.0, as strtod reads it; every other refusal (an integer
+ * beyond int64, .inf, .nan, 1e999) and null, bool and string are no
+ * number. */
+static int as_number(const char *s, int64_t *iv, double *fv)
 {
-	size_t i = 0;
+	struct sb_yamlscalar y;
 
-	while (s[i] && strchr(set, s[i]))
-		i++;
-	*n = i;
-	return i > 0;
-}
-
-/* 1 int, 2 float, 0 not a number (YAML 1.2 core schema). */
-static int parse_number(const char *s, int64_t *iv, double *fv)
-{
-	const char *p = s;
-	char *end;
-	size_t n;
-
-	if (s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
-		unsigned long long u;
-		int base = s[1] == 'o' ? 8 : 16;
-
-		if (!is_digits(s + 2, base == 8 ? "01234567" : "0123456789abcdefABCDEF", &n) ||
-		    s[2 + n] != '\0')
-			return 0;
-		errno = 0;
-		u = strtoull(s + 2, &end, base);
-		if (errno || u > INT64_MAX)
-			return 0;
-		*iv = (int64_t)u;
+	switch (sb_yamlscalar_resolve(s, &y)) {
+	case SB_YAMLSCALAR_INT:
+		*iv = y.u.i;
 		return 1;
-	}
-	if (*p == '-' || *p == '+')
-		p++;
-	if (is_digits(p, "0123456789", &n) && p[n] == '\0') {
-		long long v;
-
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (errno)
-			return 0;
-		*iv = v;
-		return 1;
-	}
-	/* [-+]? ( \.[0-9]+ | [0-9]+ ( \.[0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
-	if (is_digits(p, "0123456789", &n)) {
-		p += n;
-		if (*p == '.')
-			p++, is_digits(p, "0123456789", &n), p += n;
-	} else if (*p == '.' && is_digits(p + 1, "0123456789", &n)) {
-		p += 1 + n;
-	} else {
+	case SB_YAMLSCALAR_FLOAT:
+		*fv = y.u.f;
+		return 2;
+	case SB_YAMLSCALAR_FLOAT_ZERO:
+		*fv = 0.0;
+		return 2;
+	default:
 		return 0;
 	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!is_digits(p, "0123456789", &n))
-			return 0;
-		p += n;
-	}
-	if (*p != '\0')
-		return 0;
-	*fv = strtod(s, &end);
-	if (!isfinite(*fv))
-		return 0;
-	if (*fv == 0)
-		*fv = 0.0; /* -0.0 is 0.0 */
-	return 2;
 }
 
 static char *join_name(const char *prefix, const char *key)
@@ -226,7 +178,7 @@ static int read_mapping(struct mctx *c, const char *prefix, int depth)
 			if (vev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 			    vev.data.scalar.plain_implicit &&
 			    strlen((const char *)vev.data.scalar.value) == vev.data.scalar.length)
-				kind = parse_number((const char *)vev.data.scalar.value, &iv, &fv);
+				kind = as_number((const char *)vev.data.scalar.value, &iv, &fv);
 			rc = kind ? add_metric(c, name, kind, iv, fv) : add_skipped(c, name);
 			break;
 		}

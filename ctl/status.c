@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include <msgpack.h>
-#include <openssl/evp.h>
 
 #include "ctl/fsutil.h"
+#include "proto/filehash.h"
 #include "proto/mpcheck.h"
 #include "ctl/index.h"
 #include "ctl/proc.h"
@@ -509,24 +509,16 @@ static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
 }
 
 /* Streams the SHA-256 of a file; -1 when it cannot be read. */
-static int hash_file(const char *path, uint8_t out[32])
+static int hash_file(const char *path, uint8_t out[SB_FILEHASH_LEN])
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char buf[1 << 16];
-	unsigned int len = 0;
-	ssize_t n;
+	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
 
-	if (fd < 0 || ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-		goto out;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-	if (n == 0 && EVP_DigestFinal_ex(ctx, out, &len) == 1 && len == 32)
-		rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	EVP_MD_CTX_free(ctx);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		rc = sb_filehash_fd(fd, &sb, NULL, NULL, out, NULL) == 0 ? 0 : -1;
+	close(fd);
 	return rc;
 }
 

@@ -113,6 +113,42 @@ logjson "$T/finw.log"
 check "finish never written: the start verifies, no finish" \
 	test "$(count_type start <<<"$OUT")" -eq 1 -a "$(count_type finish <<<"$OUT")" -eq 0
 
+# The disk fills during the run and stays full (a half write into the last
+# free space, then ENOSPC for good): the heartbeats fail and the command runs
+# to its end, the finish is retried five times and sbagent ends at once with
+# 124; the log is a valid prefix (the records before, a torn tail).
+rm -f marker
+t0=$(date +%s)
+faulty full write 3 -1 FULL --heartbeat 0.1 -- sh -c 'sleep 1; echo ran > marker'
+t1=$(date +%s)
+check "disk full for good during the run: exit 124 (got $RC)" test "$RC" -eq 124
+check "disk full for good during the run: ends within 20 s (took $((t1 - t0)) s)" \
+	test $((t1 - t0)) -lt 20
+check "disk full for good during the run: the command ran to its end" test -e marker
+check "disk full for good during the run: the heartbeats said so" \
+	grep -q "cannot write heartbeat record" "$T/full.err"
+check "disk full for good during the run: the finish said so" \
+	grep -q "cannot write the finish record to .*exiting 124" "$T/full.err"
+logjson "$T/full.log"
+check "disk full for good during the run: a valid prefix with a torn tail" \
+	test "$(tail_of <<<"$OUT")" = torn_tail
+check "disk full for good during the run: start and first heartbeat verify, no finish" \
+	test "$(count_type start <<<"$OUT")" -eq 1 -a "$(count_type heartbeat <<<"$OUT")" -eq 1 \
+	-a "$(count_type finish <<<"$OUT")" -eq 0
+# ... and full from the start: 125 after the retries, the command never ran.
+rm -f marker
+t0=$(date +%s)
+faulty full0 write 1 -1 FULL --heartbeat 0.1 -- sh -c 'echo ran > marker'
+t1=$(date +%s)
+check "disk full from the start: exit 125 (got $RC)" test "$RC" -eq 125
+check "disk full from the start: ends within 20 s (took $((t1 - t0)) s)" test $((t1 - t0)) -lt 20
+check "disk full from the start: the command did not run" test ! -e marker
+check "disk full from the start: said on stderr" \
+	grep -q "cannot write the start record to .*the command did not run" "$T/full0.err"
+logjson "$T/full0.log"
+check "disk full from the start: a torn tail, no record" \
+	test "$(tail_of <<<"$OUT")" = torn_tail -a "$(count_type start <<<"$OUT")" -eq 0
+
 # The start cannot be made durable: the command does not run (125).
 rm -f marker
 faulty nostart fdatasync 1 -1 EIO -- sh -c 'echo ran > marker'

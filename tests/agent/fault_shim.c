@@ -6,7 +6,10 @@
  *   SBF_OP     write | fdatasync
  *   SBF_NTH    the first failing call, counting matching calls from 1
  *   SBF_TIMES  how many calls from there fail (default 1; -1: all)
- *   SBF_ERRNO  ENOSPC | EIO | EINTR | SHORT (write only: half the bytes)
+ *   SBF_ERRNO  ENOSPC | EIO | EINTR | SHORT (write only: half the bytes) |
+ *              FULL (a disk that fills: the first failing write writes half
+ *              its bytes, the last free space, and the later ones fail with
+ *              ENOSPC, as on a full tmpfs)
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -53,6 +56,8 @@ static int fault(int fd, const char *op)
 		return ENOSPC;
 	if (!strcmp(e, "EINTR"))
 		return EINTR;
+	if (!strcmp(e, "FULL") && k > first)
+		return ENOSPC;
 	return -1;
 }
 

@@ -248,6 +248,17 @@ static void test_metrics_yaml_forms(void **state)
 		{ "\"1\"", 0, 0, 0 }, { "null", 0, 0, 0 }, { "~", 0, 0, 0 },
 		{ "true", 0, 0, 0 }, { "!!int 3", 0, 0, 0 }, { "[1]", 0, 0, 0 },
 		{ "1.2.3", 0, 0, 0 }, { "e5", 0, 0, 0 }, { "0b101", 0, 0, 0 },
+		/* the edges of the core schema (proto/yamlscalar.h) */
+		{ "9223372036854775807", 1, INT64_MAX, 0 },
+		{ "-9223372036854775808", 1, INT64_MIN, 0 },
+		{ "9223372036854775808", 0, 0, 0 }, { "0x7fffffffffffffff", 1, INT64_MAX, 0 },
+		{ "0x8000000000000000", 0, 0, 0 }, { "-0x10", 0, 0, 0 }, { "0o8", 0, 0, 0 },
+		{ "0X10", 0, 0, 0 }, { "-.inf", 0, 0, 0 }, { ".NaN", 0, 0, 0 },
+		{ "-1e999", 0, 0, 0 }, { "1e", 0, 0, 0 }, { ".", 0, 0, 0 }, { "+", 0, 0, 0 },
+		{ "", 0, 0, 0 }, { "TRUE", 0, 0, 0 }, { "Null", 0, 0, 0 },
+		{ "-0.0", 2, 0, 0.0 }, { "1e-310", 2, 0, 1e-310 },
+		/* rounds to zero from a non-zero text: 0.0, as strtod reads it */
+		{ "1e-999", 2, 0, 0.0 }, { "-1e-999", 2, 0, 0.0 },
 	};
 	size_t c;
 
@@ -270,8 +281,8 @@ static void test_metrics_yaml_forms(void **state)
 			assert_int_equal(m.v[0].is_float, cases[c].kind == 2);
 			if (cases[c].kind == 1)
 				assert_int_equal(m.v[0].i, cases[c].i);
-			else
-				assert_true(m.v[0].f == cases[c].f);
+			else if (m.v[0].f != cases[c].f || signbit(m.v[0].f) != signbit(cases[c].f))
+				fail_msg("'%s' read as %g", cases[c].text, m.v[0].f);
 		}
 		sb_agent_metrics_release(&m);
 	}

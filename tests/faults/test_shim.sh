@@ -53,4 +53,18 @@ expect "and it hands the shim on to its children" "$(grep -c '^LD_PRELOAD=' env.
 agent path SB_FAULT_PATH=/nowhere/ SB_FAULT_CALL=write SB_FAULT_N=1
 expect "no call on a path outside SB_FAULT_PATH is failed or traced" "$(cat path.rc)$([ -e path.trace ] && echo ' traced')" 0
 
+# The suite's own hang test (lib.sh, bounded): a command's exit 124 before its
+# bound is its status (sbagent's "the finish could not be made durable", which
+# a full disk gives within seconds), not a hang; a command that outlives its
+# bound is one.  (Before: any 124 was a hang.)
+. "$(dirname "$0")/lib.sh"
+case_begin lib bounded
+bounded 30 own sh -c 'echo finish not durable >&2; exit 124'
+expect "an exit 124 within the bound is the command's status" "$RC:$(cat violations)" 124:
+exit_ok own " 0 124 "
+expect "... and a documented exit code" "$(cat violations)" ""
+bounded 1 slow sleep 10
+expect_match "a command still running at its bound is a hang" "$(cat violations)" '^hang slow: still running after 1s'
+cd "$W" || exit 1
+
 t_done
