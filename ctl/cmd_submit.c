@@ -133,7 +133,7 @@ static void warn_duplicates(const char *cmd, const struct sb_submit_result *r)
 /* After a failed submit or rerun: how much is submitted, how to go on. */
 static void explain_failure(const char *cmd, const char *again, const struct sb_submit_result *r)
 {
-	if (r->interrupted || (r->njobs > 0 && r->njobs < r->nchunks))
+	if (r->interrupted || r->resumable || (r->njobs > 0 && r->njobs < r->nchunks))
 		fprintf(stderr, "sbctl %s: %s%zu of %zu job arrays are submitted; run '%s' again to "
 			"continue\n", cmd, r->interrupted ? "interrupted: " : "", r->njobs, r->nchunks, again);
 }
@@ -210,7 +210,7 @@ int cmd_rerun(int argc, char **argv)
 	struct sb_error err;
 	bool want[SB_CLASS_COUNT] = { false }, dry = false, json = false, resumed;
 	const char *bench = NULL;
-	char *only = NULL;
+	char *only = NULL, *again = NULL;
 	size_t *children = NULL, n = 0, c;
 	int i, rc, k;
 
@@ -238,6 +238,11 @@ int cmd_rerun(int argc, char **argv)
 			usage_text);
 		return SB_EXIT_USAGE;
 	}
+	/* how to run it again, before strtok cuts only */
+	if (asprintf(&again, "sbctl rerun %s --only %s", bench, only) < 0) {
+		fputs("sbctl rerun: out of memory\n", stderr);
+		return SB_EXIT_RUNTIME;
+	}
 	for (char *tok = strtok(only, ","); tok; tok = strtok(NULL, ",")) {
 		for (k = 0; k < SB_CLASS_COUNT && strcmp(tok, sb_class_name((enum sb_class)k)); k++)
 			;
@@ -245,6 +250,7 @@ int cmd_rerun(int argc, char **argv)
 		    k == SB_CLASS_PENDING) {
 			fprintf(stderr, "sbctl rerun: '%s' %s\n", tok, k == SB_CLASS_COUNT ? "is not a class"
 				: "cannot be rerun (only children that are over and did not succeed can)");
+			free(again);
 			return SB_EXIT_USAGE;
 		}
 		want[k] = true;
@@ -253,11 +259,13 @@ int cmd_rerun(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
 		sb_status_release(&st);
+		free(again);
 		return rc == -2 ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
 	}
 	children = malloc((st.n ? st.n : 1) * sizeof(*children));
 	if (children == NULL) {
 		sb_status_release(&st);
+		free(again);
 		fputs("sbctl rerun: out of memory\n", stderr);
 		return SB_EXIT_RUNTIME;
 	}
@@ -268,7 +276,7 @@ int cmd_rerun(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
 		warn_duplicates("rerun", &res);
-		explain_failure("rerun", "sbctl rerun", &res);
+		explain_failure("rerun", again, &res);
 		rc = SB_EXIT_RUNTIME;
 	} else if (!dry) {
 		warn_duplicates("rerun", &res);
@@ -286,6 +294,7 @@ int cmd_rerun(int argc, char **argv)
 		rc = SB_EXIT_OK;
 	}
 	free(children);
+	free(again);
 	sb_submit_result_release(&res);
 	sb_status_release(&st);
 	return rc;

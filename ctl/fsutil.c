@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,20 +11,72 @@
 
 #include "ctl/fsutil.h"
 
+/* Consecutive EINTRs after which a call counts as failed: a real kernel
+ * never gets there, an injected fault must not make sbctl spin. */
+#define EINTR_MAX 1000
+
+/* Runs call (an expression that sets rc) again while it fails with EINTR.
+ * Only for calls that have no effect when they fail with EINTR, or whose
+ * effect a repetition leaves the same (open without O_EXCL, fsync, mkdir
+ * whose EEXIST the caller accepts). */
+#define RETRY_EINTR(rc, call) \
+	do { \
+		int intr_ = 0; \
+		while (((rc) = (call)) < 0 && errno == EINTR && ++intr_ < EINTR_MAX) \
+			; \
+	} while (0)
+
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
+	int intr = 0;
 
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && ++intr < EINTR_MAX)
 				continue;
 			return -1;
 		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		intr = 0;
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+static int fsync_fd(int fd)
+{
+	int rc;
+
+	RETRY_EINTR(rc, fsync(fd));
+	return rc;
+}
+
+static int open_dir(const char *path)
+{
+	int fd;
+
+	RETRY_EINTR(fd, open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	return fd;
+}
+
+int sb_fs_sync_dir(const char *path, struct sb_error *err)
+{
+	int fd = open_dir(path), e;
+
+	if (fd < 0)
+		return sb_errorf(err, "cannot open directory '%s' to sync it: %s", path, strerror(errno));
+	if (fsync_fd(fd) < 0) {
+		e = errno;
+		close(fd);
+		return sb_errorf(err, "cannot sync directory '%s': %s", path, strerror(e));
+	}
+	close(fd);
 	return 0;
 }
 
@@ -36,50 +89,91 @@ static int fsync_dir_of(const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open_dir(dirname(copy));
 	if (fd < 0)
 		return -1;
-	rc = fsync(fd);
+	rc = fsync_fd(fd);
 	close(fd);
 	return rc;
+}
+
+/* 1 when path is the file tmp_st describes (same device and inode). */
+static int is_same_file(const char *path, const struct stat *tmp_st)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && st.st_dev == tmp_st->st_dev && st.st_ino == tmp_st->st_ino;
+}
+
+/* rename(tmp, path) or link(tmp, path), again after an EINTR.  A retry
+ * that finds the work done (tmp gone, or path already there) checks that
+ * path is tmp's file: then the interrupted call did it. */
+static int put_in_place(const char *tmp, const char *path, const struct stat *tmp_st, int exclusive)
+{
+	int intr = 0;
+
+	for (;;) {
+		int rc = exclusive ? link(tmp, path) : rename(tmp, path);
+		if (rc == 0)
+			return 0;
+		if (errno != EINTR) {
+			int e = errno;
+			if (intr > 0 && (e == ENOENT || e == EEXIST) && is_same_file(path, tmp_st))
+				return 0;
+			errno = e;
+			return -1;
+		}
+		if (++intr >= EINTR_MAX)
+			return -1;
+	}
 }
 
 int sb_fs_write_atomic(const char *path, const void *data, size_t len,
 		       mode_t mode, int exclusive, struct sb_error *err)
 {
 	char tmp[PATH_MAX];
+	struct stat tmp_st;
 	int fd, e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
 		return sb_errorf(err, "cannot write '%s': path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	/* O_EXCL: a retry after an EINTR that had made the file after all
+	 * meets EEXIST, an error; a file is never taken over */
+	RETRY_EINTR(fd, open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
 	if (fd < 0)
 		return sb_errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (write_all(fd, data, len) < 0 || fsync_fd(fd) < 0 || fstat(fd, &tmp_st) < 0) {
 		e = errno;
 		close(fd);
 		unlink(tmp);
 		return sb_errorf(err, "cannot write '%s': %s", tmp, strerror(e));
 	}
-	if (close(fd) < 0) {
+	/* the data is synced: a close that says EINTR has still closed the
+	 * file (Linux), nothing is lost */
+	if (close(fd) < 0 && errno != EINTR) {
 		e = errno;
 		unlink(tmp);
 		return sb_errorf(err, "cannot write '%s': close: %s", tmp, strerror(e));
 	}
-	if (exclusive) {
-		if (link(tmp, path) < 0) {
-			e = errno;
-			unlink(tmp);
-			return sb_errorf(err, "cannot create '%s': %s", path, strerror(e));
-		}
-		unlink(tmp);
-	} else if (rename(tmp, path) < 0) {
+	if (put_in_place(tmp, path, &tmp_st, exclusive) < 0) {
 		e = errno;
 		unlink(tmp);
-		return sb_errorf(err, "cannot replace '%s': %s", path, strerror(e));
+		return sb_errorf(err, "cannot %s '%s': %s", exclusive ? "create" : "replace", path,
+				 strerror(e));
 	}
+	if (exclusive)
+		unlink(tmp);
 	if (fsync_dir_of(path) < 0)
 		return sb_errorf(err, "cannot sync the directory of '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int sb_fs_rename(const char *from, const char *to, struct sb_error *err)
+{
+	struct stat st;
+
+	if (lstat(from, &st) < 0 || put_in_place(from, to, &st, 0) < 0)
+		return sb_errorf(err, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
 	return 0;
 }
 
@@ -89,8 +183,9 @@ int sb_fs_read_file(const char *path, size_t max, char **data, size_t *len,
 	struct stat st;
 	char *buf;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
+	RETRY_EINTR(fd, open(path, O_RDONLY | O_CLOEXEC));
 	if (fd < 0)
 		return sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -132,6 +227,7 @@ int sb_fs_mkdirs(const char *path, mode_t mode, struct sb_error *err)
 {
 	char copy[PATH_MAX];
 	size_t i, n;
+	int rc;
 
 	n = (size_t)snprintf(copy, sizeof(copy), "%s", path);
 	if (n >= sizeof(copy))
@@ -140,7 +236,8 @@ int sb_fs_mkdirs(const char *path, mode_t mode, struct sb_error *err)
 		if (copy[i] != '/' && copy[i] != '\0')
 			continue;
 		copy[i] = '\0';
-		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		RETRY_EINTR(rc, mkdir(copy, mode));
+		if (rc < 0 && errno != EEXIST)
 			return sb_errorf(err, "cannot create directory '%s': %s", copy, strerror(errno));
 		copy[i] = i < n ? '/' : '\0';
 	}
@@ -165,8 +262,9 @@ int sb_fs_check_owned(const char *path, const char *what, struct sb_error *err)
 int sb_fs_lock(const char *path, struct sb_error *err)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd;
 
+	RETRY_EINTR(fd, open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
 	if (fd < 0)
 		return sb_errorf(err, "cannot open lock file '%s': %s", path, strerror(errno));
 	while (fcntl(fd, F_SETLKW, &fl) < 0) {
@@ -181,4 +279,29 @@ int sb_fs_lock(const char *path, struct sb_error *err)
 		return sb_errorf(err, "cannot lock '%s': %s", path, strerror(e));
 	}
 	return fd;
+}
+
+/* nftw: removes each entry after its contents (FTW_DEPTH), never following
+ * a symbolic link (FTW_PHYS); the errno of the first failure stops it. */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	if (remove(path) < 0 && errno != ENOENT)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int sb_fs_remove_tree(const char *path, struct sb_error *err)
+{
+	struct stat st;
+	int rc;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : sb_errorf(err, "cannot remove '%s': %s", path, strerror(errno));
+	rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (rc != 0)
+		return sb_errorf(err, "cannot remove '%s': %s", path, strerror(rc > 0 ? rc : errno));
+	return 0;
 }

@@ -8,12 +8,27 @@
 
 #include "sbench/error.h"
 
-/* Writes data to path atomically: a temporary file beside it (O_EXCL, mode),
- * one write loop, fsync, rename over path, fsync of the directory.  With
- * exclusive set, an existing path is refused (link(2) instead of rename).
- * On failure nothing is left behind and an existing path is unchanged. */
+/* Writes data to path atomically: a temporary file beside it
+ * (<path>.tmp.<pid>, O_EXCL, mode), one write loop, fsync, rename over path,
+ * fsync of the directory.  With exclusive set, an existing path is refused
+ * (link(2) instead of rename).  On failure nothing is left behind (unless
+ * the process dies first: then <path>.tmp.<pid> stays) and an existing path
+ * is unchanged.  Every step is tried again after EINTR (a rename or link
+ * whose retry finds the work done checks that path is the temporary file). */
 int sb_fs_write_atomic(const char *path, const void *data, size_t len,
 		       mode_t mode, int exclusive, struct sb_error *err);
+
+/* rename(2), again after an EINTR (a retry that finds from gone checks
+ * that to is what from was).  Neither directory is synced. */
+int sb_fs_rename(const char *from, const char *to, struct sb_error *err);
+
+/* fsync of a directory (its entries: files created, renamed, removed). */
+int sb_fs_sync_dir(const char *path, struct sb_error *err);
+
+/* Removes path and, when it is a directory, everything in it (symbolic
+ * links are removed, never followed).  A path that does not exist is
+ * fine. */
+int sb_fs_remove_tree(const char *path, struct sb_error *err);
 
 /* Reads a whole regular file of at most max bytes.  *data is NUL-terminated
  * (not counted in *len); the caller frees it. */

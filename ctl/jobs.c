@@ -1,4 +1,6 @@
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -229,22 +231,27 @@ static int write_if_changed(const char *path, const void *data, size_t len, mode
 	return sb_fs_write_atomic(path, data, len, mode, 0, err);
 }
 
-static int link_outputs(const struct sb_bench *b, const struct sb_chunk *ch, struct sb_error *err)
+/* The output symlinks of a chunk, in dir/c<k>/ (dir: the attempt's
+ * directory, in place or being prepared; the links are relative, so they
+ * point to the same run directories from either). */
+static int link_outputs(const char *dir, const struct sb_chunk *ch, struct sb_error *err)
 {
-	char dir[PATH_MAX], link[PATH_MAX + 32], target[64], have[64];
+	char cdir[PATH_MAX], link[PATH_MAX + 32], target[64], have[64];
 	size_t t;
 
-	if (snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64 "/c%zu", b->dir, ch->attempt,
-		     ch->index) >= (int)sizeof(dir))
-		return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
-	if (sb_fs_mkdirs(dir, 0755, err) < 0)
+	if (snprintf(cdir, sizeof(cdir), "%s/c%zu", dir, ch->index) >= (int)sizeof(cdir))
+		return sb_errorf(err, "path '%s' is too long", dir);
+	if (sb_fs_mkdirs(cdir, 0755, err) < 0)
 		return -1;
 	for (t = 0; t < ch->n; t++) {
 		ssize_t n;
+		int rc, intr = 0;
 
-		snprintf(link, sizeof(link), "%s/%zu", dir, t);
+		snprintf(link, sizeof(link), "%s/%zu", cdir, t);
 		snprintf(target, sizeof(target), "../../../runs/%zu", ch->children[t]);
-		if (symlink(target, link) == 0)
+		while ((rc = symlink(target, link)) < 0 && errno == EINTR && ++intr < 1000)
+			;
+		if (rc == 0)
 			continue;
 		if (errno != EEXIST)
 			return sb_errorf(err, "cannot create '%s': %s", link, strerror(errno));
@@ -252,41 +259,133 @@ static int link_outputs(const struct sb_bench *b, const struct sb_chunk *ch, str
 		if (n < 0 || (size_t)n != strlen(target) || memcmp(have, target, (size_t)n))
 			return sb_errorf(err, "'%s' exists but does not point to '%s'", link, target);
 	}
+	return sb_fs_sync_dir(cdir, err);
+}
+
+/* Writes one chunk's map, script and output symlinks into dir, the
+ * attempt's directory (in place, or the one it is prepared in). */
+static int write_chunk(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent,
+		       const char *dir, struct sb_error *err)
+{
+	char path[PATH_MAX];
+	struct sb_canon c;
+	char *script;
+	int rc;
+
+	if (snprintf(path, sizeof(path), "%s/chunk-%zu.map", dir, ch->index) >= (int)sizeof(path))
+		return sb_errorf(err, "path '%s' is too long", dir);
+	sb_canon_init(&c, MAP_MAX);
+	rc = encode_map(b, ch, &c, err);
+	if (rc == 0)
+		rc = write_if_changed(path, c.buf, c.len, 0444, err);
+	sb_canon_release(&c);
+	if (rc < 0)
+		return -1;
+	script = sb_jobs_script(b, ch, agent);
+	if (script == NULL)
+		return sb_errorf(err, "out of memory");
+	snprintf(path, sizeof(path), "%s/chunk-%zu.sh", dir, ch->index);
+	rc = write_if_changed(path, script, strlen(script), 0555, err);
+	free(script);
+	if (rc < 0)
+		return -1;
+	return link_outputs(dir, ch, err);
+}
+
+/* Removes the entries of dir whose names match pattern (fnmatch), with
+ * what is inside them. */
+static int remove_matching(const char *dir, const char *pattern, struct sb_error *err)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int rc = 0;
+
+	if (dp == NULL)
+		return errno == ENOENT ? 0 : sb_errorf(err, "cannot read directory '%s': %s", dir,
+						       strerror(errno));
+	while (rc == 0 && (d = readdir(dp)) != NULL) {
+		if (fnmatch(pattern, d->d_name, FNM_PERIOD) != 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >= (int)sizeof(path))
+			rc = sb_errorf(err, "path '%s/%s' is too long", dir, d->d_name);
+		else
+			rc = sb_fs_remove_tree(path, err);
+	}
+	closedir(dp);
+	return rc;
+}
+
+/* jobs/a<attempt> (tmp 0) or jobs/.a<attempt>.tmp (tmp 1), the directory an
+ * attempt is prepared in before it is renamed into place; one at a time,
+ * under the benchmark's lock. */
+static int attempt_path(const struct sb_bench *b, int64_t attempt, int tmp, char *buf, size_t size,
+			struct sb_error *err)
+{
+	if (snprintf(buf, size, tmp ? "%s/jobs/.a%" PRId64 ".tmp" : "%s/jobs/a%" PRId64, b->dir,
+		     attempt) >= (int)size)
+		return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
 	return 0;
 }
 
 int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
 		  const char *agent, struct sb_error *err)
 {
-	char dir[PATH_MAX];
+	char jobs[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
+	int64_t attempt;
+	struct stat st;
 	size_t k;
+	int rc = 0;
 
 	if (chunks->n == 0)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, b->dir, chunks->v[0].attempt);
-	if (sb_fs_mkdirs(dir, 0755, err) < 0)
+	attempt = chunks->v[0].attempt;
+	if (sb_bench_path(b, "jobs", jobs, sizeof(jobs), err) < 0 ||
+	    attempt_path(b, attempt, 0, dir, sizeof(dir), err) < 0 ||
+	    attempt_path(b, attempt, 1, tmp, sizeof(tmp), err) < 0)
 		return -1;
-	for (k = 0; k < chunks->n; k++) {
-		const struct sb_chunk *ch = &chunks->v[k];
-		struct sb_canon c;
-		char *script;
-		int rc;
-
-		sb_canon_init(&c, MAP_MAX);
-		rc = encode_map(b, ch, &c, err);
-		if (rc == 0)
-			rc = write_if_changed(ch->map, c.buf, c.len, 0444, err);
-		sb_canon_release(&c);
-		if (rc < 0)
-			return -1;
-		script = sb_jobs_script(b, ch, agent);
-		if (script == NULL)
-			return sb_errorf(err, "out of memory");
-		rc = write_if_changed(ch->script, script, strlen(script), 0555, err);
-		free(script);
-		if (rc < 0 || link_outputs(b, ch, err) < 0)
-			return -1;
+	/* what an earlier preparation left when it failed or died */
+	if (sb_fs_mkdirs(jobs, 0755, err) < 0 || remove_matching(jobs, ".a*.tmp", err) < 0)
+		return sb_error_prefix(err, "cannot prepare the jobs of attempt %" PRId64, attempt);
+	if (lstat(dir, &st) == 0) {
+		/* prepared before (a resume): each file is checked, and filled in
+		 * or replaced atomically */
+		rc = remove_matching(dir, "chunk-*.tmp.*", err);
+		for (k = 0; rc == 0 && k < chunks->n; k++)
+			rc = write_chunk(b, &chunks->v[k], agent, dir, err);
+		return rc < 0 ? sb_error_prefix(err, "cannot update the jobs of attempt %" PRId64, attempt) : 0;
 	}
+	/* a new attempt: prepared whole in jobs/.a<N>.tmp, then renamed into
+	 * place, so that jobs/a<N> never exists half written */
+	rc = sb_fs_mkdirs(tmp, 0755, err);
+	for (k = 0; rc == 0 && k < chunks->n; k++)
+		rc = write_chunk(b, &chunks->v[k], agent, tmp, err);
+	if (rc == 0)
+		rc = sb_fs_sync_dir(tmp, err);
+	if (rc == 0)
+		rc = sb_fs_rename(tmp, dir, err);
+	if (rc < 0) {
+		sb_fs_remove_tree(tmp, NULL); /* else the next submit or rerun removes it */
+		return sb_error_prefix(err, "cannot prepare the jobs of attempt %" PRId64, attempt);
+	}
+	if (sb_fs_sync_dir(jobs, err) < 0)
+		return sb_error_prefix(err, "the jobs of attempt %" PRId64 " are written but not synced",
+				       attempt);
+	return 0;
+}
+
+int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb_error *err)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+
+	if (attempt_path(b, attempt, 0, dir, sizeof(dir), err) < 0 ||
+	    attempt_path(b, attempt, 1, tmp, sizeof(tmp), err) < 0)
+		return -1;
+	/* out of sight at once (a status reading the attempts sees all of it
+	 * or nothing), then removed: a leftover is the next preparation's */
+	if (sb_fs_remove_tree(tmp, err) < 0 || sb_fs_rename(dir, tmp, err) < 0 ||
+	    sb_fs_remove_tree(tmp, err) < 0)
+		return sb_error_prefix(err, "cannot remove the unprepared jobs of attempt %" PRId64, attempt);
 	return 0;
 }
 
@@ -388,7 +487,8 @@ int64_t sb_jobs_last_attempt(const struct sb_bench *b)
 	int64_t a = -1;
 
 	for (;;) {
-		snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, b->dir, a + 1);
+		if (attempt_path(b, a + 1, 0, dir, sizeof(dir), NULL) < 0)
+			return a;
 		if (access(dir, F_OK) != 0)
 			return a;
 		a++;
@@ -434,18 +534,18 @@ out:
 }
 
 int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t throttle,
-			 struct sb_chunks *out, int *found, struct sb_error *err)
+			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err)
 {
 	char path[PATH_MAX];
 	size_t *all = NULL, n = 0, k;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	*found = 0;
-	snprintf(path, sizeof(path), "%s/jobs/a%" PRId64, b->dir, attempt);
+	*found = SB_JOBS_NONE;
+	if (attempt_path(b, attempt, 0, path, sizeof(path), err) < 0)
+		return -1;
 	if (access(path, F_OK) != 0)
 		return 0;
-	*found = 1;
 	for (k = 0;; k++) {
 		size_t *c, cn, *v;
 		snprintf(path, sizeof(path), "%s/jobs/a%" PRId64 "/chunk-%zu.map", b->dir, attempt, k);
@@ -465,9 +565,11 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t thro
 		free(c);
 	}
 	if (n == 0) {
-		sb_errorf(err, "attempt %" PRId64 " of '%s' has a jobs directory but no task map", attempt, b->dir);
+		*found = SB_JOBS_UNPREPARED;
+		rc = 0;
 		goto out;
 	}
+	*found = SB_JOBS_PREPARED;
 	/* the maps were written by sb_jobs_layout: laying the same children out
 	 * again gives the same chunks */
 	rc = sb_jobs_layout(b, attempt, all, n, throttle, out, err);

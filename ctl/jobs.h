@@ -34,10 +34,19 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 
 void sb_chunks_release(struct sb_chunks *c);
 
-/* Reads back the chunks of an attempt from its task maps.  *found is 0 when
- * the attempt has no jobs directory. */
+enum sb_jobs_found {
+	SB_JOBS_NONE,        /* no jobs/a<N> */
+	SB_JOBS_PREPARED,    /* its chunks, read back from its task maps */
+	SB_JOBS_UNPREPARED,  /* jobs/a<N> without any task map: a preparation
+			      * cut short by an sbctl that wrote the files in
+			      * place (before sb_jobs_write prepared attempts
+			      * whole); no sbatch can have run from it */
+};
+
+/* Reads back the chunks of an attempt from its task maps; *found says what
+ * there was (out is empty unless SB_JOBS_PREPARED). */
 int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t throttle,
-			 struct sb_chunks *out, int *found, struct sb_error *err);
+			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err);
 
 /* The highest attempt with a jobs directory, or -1. */
 int64_t sb_jobs_last_attempt(const struct sb_bench *b);
@@ -49,11 +58,22 @@ char *sb_jobs_agent_path(struct sb_error *err);
 /* The batch script of a chunk (malloc'd text). */
 char *sb_jobs_script(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent);
 
-/* Writes every chunk's map, script and output symlinks (b must be
- * planned).  Existing files with the same content are left as they are, so
- * a resumed submit can call it again. */
+/* Writes every chunk's map, script and output symlinks (b must be planned;
+ * the caller holds the benchmark's lock).  A new attempt is prepared whole
+ * in jobs/.a<N>.tmp and renamed to jobs/a<N> only when every file is
+ * written and synced, so jobs/a<N> is never half written; on failure the
+ * temporary directory is removed, and whatever a dead sbctl left there
+ * (every jobs/.a<N>.tmp) is removed first.  When jobs/a<N> exists (a
+ * resumed submit), each file is checked and, unless it holds the same
+ * content, replaced atomically; the temporary files of a write that died
+ * are removed. */
 int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
 		  const char *agent, struct sb_error *err);
+
+/* Removes jobs/a<N> (renamed out of sight first): for an unprepared attempt
+ * (SB_JOBS_UNPREPARED) that nothing was recorded for, so that it can be
+ * prepared again.  The caller holds the benchmark's lock. */
+int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb_error *err);
 
 /* The sbatch argument vector for a chunk (NULL-terminated, malloc'd strings
  * in a malloc'd array; free with sb_jobs_argv_free).  dependency: a job id

@@ -578,6 +578,7 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 		int lock = lock_bench(b, o->warn, &res->waited, err);
 		if (lock < 0)
 			goto out;
+		res->resumable = true;
 		rc = sb_jobs_write(b, &chunks, agent, err);
 		if (rc == 0)
 			rc = submit_chunks(b, &chunks, res, err);
@@ -621,13 +622,15 @@ static int result_header(struct sb_submit_result *res, const struct sb_bench *b,
 	return 0;
 }
 
-/* 1 when every chunk of the attempt has a submitted record. */
-static int attempt_complete(const struct sb_bench *b, const struct sb_chunks *chunks, struct sb_error *err)
+/* What submissions/ holds for attempt: *complete when every chunk of
+ * chunks has a submitted record, *recorded when any record names the
+ * attempt (an intent at least: sbatch may have run for it). */
+static int attempt_records(const struct sb_bench *b, int64_t attempt, const struct sb_chunks *chunks,
+			   bool *complete, bool *recorded, struct sb_error *err)
 {
 	struct sb_subm subm;
 	struct sb_key key;
-	size_t k;
-	int complete = 1;
+	size_t i, k;
 
 	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
@@ -636,52 +639,90 @@ static int attempt_complete(const struct sb_bench *b, const struct sb_chunks *ch
 		return -1;
 	}
 	sb_key_cleanse(&key);
+	*complete = true;
+	*recorded = false;
 	for (k = 0; k < chunks->n; k++)
 		if (!sb_subm_find(&subm, SB_SUBM_SUBMITTED, chunks->v[k].attempt, (int64_t)k))
-			complete = 0;
+			*complete = false;
+	for (i = 0; i < subm.n; i++)
+		if (subm.v[i].attempt == attempt)
+			*recorded = true;
 	sb_subm_release(&subm);
-	return complete;
+	return 0;
+}
+
+/* The chunks to submit: the latest attempt's when it is not fully
+ * submitted (*resumed), else a new attempt for children[0..n) (none when n
+ * is 0).  A latest attempt whose jobs directory has no task map (an older
+ * sbctl failed while writing it) is prepared again when nothing was
+ * recorded for it: attempt 0 with every child, a later one with the
+ * children chosen now (its directory discarded, unless dry_run). */
+static int rerun_chunks(struct sb_bench *b, const size_t *children, size_t n, bool dry_run,
+			struct sb_chunks *chunks, bool *resumed, struct sb_error *err)
+{
+	int64_t throttle = sb_spec_slurm(b->spec)->array_throttle, last = sb_jobs_last_attempt(b);
+	enum sb_jobs_found found;
+	bool complete, recorded;
+	size_t *all, i;
+	int rc;
+
+	*resumed = false;
+	if (last >= 0) {
+		if (sb_jobs_read_attempt(b, last, throttle, chunks, &found, err) < 0 ||
+		    attempt_records(b, last, chunks, &complete, &recorded, err) < 0)
+			return -1;
+		if (found == SB_JOBS_UNPREPARED && recorded)
+			return sb_errorf(err, "attempt %" PRId64 " of '%s' has records in submissions/ but its "
+					 "jobs directory has no task map (was it removed by hand?)", last, b->dir);
+		if (found == SB_JOBS_UNPREPARED && last == 0) {
+			/* the submit's attempt: every child, as sbctl submit lays it out */
+			if ((all = malloc(b->children * sizeof(*all))) == NULL)
+				return sb_errorf(err, "out of memory");
+			for (i = 0; i < b->children; i++)
+				all[i] = i;
+			rc = sb_jobs_layout(b, 0, all, b->children, throttle, chunks, err);
+			free(all);
+			*resumed = true;
+			return rc;
+		}
+		if (found == SB_JOBS_UNPREPARED) {
+			if (!dry_run && sb_jobs_discard_attempt(b, last, err) < 0)
+				return -1;
+			last--;
+		} else if (!complete) {
+			*resumed = true; /* an interrupted submit or rerun comes first */
+			return 0;
+		} else {
+			sb_chunks_release(chunks);
+		}
+	}
+	if (n == 0)
+		return 0; /* nothing to rerun */
+	return sb_jobs_layout(b, last + 1, children, n, throttle, chunks, err);
 }
 
 int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run, FILE *out,
 	     struct sb_submit_result *res, bool *resumed, struct sb_error *err)
 {
-	int64_t throttle = sb_spec_slurm(b->spec)->array_throttle, last;
 	struct sb_chunks chunks = { 0 };
 	char *agent;
-	int lock = -1, found, rc = -1;
+	int lock = -1, rc = -1;
 
 	*resumed = false;
 	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(err)) == NULL)
 		return -1;
 	if (!dry_run && (lock = lock_bench(b, NULL, &res->waited, err)) < 0)
 		goto out;
-	last = sb_jobs_last_attempt(b);
-	if (last >= 0) {
-		int complete;
-		if (sb_jobs_read_attempt(b, last, throttle, &chunks, &found, err) < 0 ||
-		    (complete = attempt_complete(b, &chunks, err)) < 0)
-			goto out;
-		if (!complete) {
-			*resumed = true; /* an interrupted submit or rerun comes first */
-		} else {
-			sb_chunks_release(&chunks);
-		}
-	}
-	if (!*resumed) {
-		if (n == 0) {
-			rc = 0; /* nothing to rerun */
-			goto out;
-		}
-		if (sb_jobs_layout(b, last + 1, children, n, throttle, &chunks, err) < 0)
-			goto out;
-	}
+	if (rerun_chunks(b, children, n, dry_run, &chunks, resumed, err) < 0)
+		goto out;
 	res->nchunks = chunks.n;
-	if (dry_run) {
-		print_dry_run(out, b, &chunks, agent);
+	if (chunks.n == 0 || dry_run) {
+		if (chunks.n > 0)
+			print_dry_run(out, b, &chunks, agent);
 		rc = 0;
 		goto out;
 	}
+	res->resumable = true;
 	if (sb_jobs_write(b, &chunks, agent, err) == 0)
 		rc = submit_chunks(b, &chunks, res, err);
 	res->already_submitted = false;

@@ -47,6 +47,11 @@ struct sb_submit_result {
 				 * stopped after recording the outcome of the
 				 * sbatch that ran (0: none) */
 	bool waited;            /* another sbctl held the benchmark's lock */
+	bool resumable;         /* on failure: it happened while the attempt's jobs
+				 * were written or its chunks submitted, so the
+				 * same command run again continues (a half-written
+				 * jobs directory is cleaned up, the exactly-once
+				 * records resume the submission) */
 	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
 	size_t ndups;
 };
@@ -72,8 +77,11 @@ void sb_submit_result_release(struct sb_submit_result *res);
 
 /* sbctl rerun: submits a new attempt for children[0..n) of the planned
  * benchmark b — or, when the latest attempt was left half-submitted,
- * resumes it (*resumed set) instead of starting another.  With dry_run,
- * prints what would be submitted to out and changes nothing. */
+ * resumes it (*resumed set) instead of starting another.  A latest attempt
+ * whose jobs directory was left without task maps (by an older sbctl that
+ * failed while writing them) and that nothing was recorded for is
+ * prepared again.  With dry_run, prints what would be submitted to out
+ * and changes nothing. */
 int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run, FILE *out,
 	     struct sb_submit_result *res, bool *resumed, struct sb_error *err);
 
