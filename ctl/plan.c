@@ -5,11 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <unistd.h>
 
 #include <openssl/evp.h>
 
+#include "ctl/parallel.h"
 #include "ctl/plan_canon.h"
 #include "ctl/spec.h"
 #include "proto/util.h"
@@ -653,13 +652,10 @@ static int compute_digests(struct sb_plan *plan, struct sb_error *err)
 {
 	const struct sb_spec *s = plan->spec;
 	struct digest_job jobs[MAX_THREADS];
-	pthread_t tids[MAX_THREADS];
-	bool started[MAX_THREADS] = { false };
 	struct sb_canon c;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t i, nthreads = 1;
+	size_t i, nthreads = sb_parallel_threads(plan->count, MIN_PER_THREAD, MAX_THREADS);
 	int rc = -1;
 
 	sb_canon_init(&c, 1024 * 1024);
@@ -668,24 +664,11 @@ static int compute_digests(struct sb_plan *plan, struct sb_error *err)
 		sb_errorf(err, "out of memory");
 		goto out;
 	}
-	if (ncpu > 1)
-		nthreads = (size_t)ncpu < MAX_THREADS ? (size_t)ncpu : MAX_THREADS;
-	if (plan->count / MIN_PER_THREAD < nthreads)
-		nthreads = plan->count / MIN_PER_THREAD > 0 ? plan->count / MIN_PER_THREAD : 1;
-	for (i = 0; i < nthreads; i++) {
+	for (i = 0; i < nthreads; i++)
 		jobs[i] = (struct digest_job){ .plan = plan, .md = md,
 					       .from = plan->count * i / nthreads,
 					       .to = plan->count * (i + 1) / nthreads };
-		if (i > 0 && pthread_create(&tids[i], NULL, digest_range, &jobs[i]) == 0)
-			started[i] = true;
-	}
-	digest_range(&jobs[0]);
-	for (i = 1; i < nthreads; i++) {
-		if (started[i])
-			pthread_join(tids[i], NULL);
-		else
-			digest_range(&jobs[i]);
-	}
+	sb_parallel_run(digest_range, jobs, sizeof(jobs[0]), nthreads);
 	for (i = 0; i < nthreads; i++) {
 		if (jobs[i].rc < 0) {
 			/* the first failing range holds the first failing child */

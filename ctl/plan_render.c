@@ -1,12 +1,11 @@
 /* Rendering a plan: the table and the JSON document of `sbctl plan`
  * (docs/sbctl-plan.md), for every front end (include/sbench/plan.h). */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "ctl/parallel.h"
 #include "ctl/plan_json.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -129,13 +128,10 @@ static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *er
 	const struct sb_spec *spec = sb_plan_spec(plan);
 	size_t n = sb_plan_count(plan), from, k, nthreads = 1;
 	struct json_chunk chunks[JSON_THREADS];
-	pthread_t tids[JSON_THREADS];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct sb_json j;
 	int rc = 0;
 
-	if (ncpu > 1)
-		nthreads = (size_t)ncpu < JSON_THREADS ? (size_t)ncpu : JSON_THREADS;
+	nthreads = sb_parallel_threads(JSON_THREADS, 1, JSON_THREADS);
 	sb_json_init(&j, out);
 	sb_json_obj_begin(&j);
 	sb_plan_json_key(&j, "format");
@@ -156,21 +152,12 @@ static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *er
 	/* rounds of up to nthreads chunks: format in parallel, write in order */
 	for (from = 0; from < n && rc == 0;) {
 		size_t count = 0;
-		bool started[JSON_THREADS] = { false };
 		for (k = 0; k < nthreads && from < n; k++, count++) {
 			chunks[k] = (struct json_chunk){ .plan = plan, .from = from,
 							 .to = n - from < JSON_CHUNK ? n : from + JSON_CHUNK };
 			from = chunks[k].to;
-			if (k > 0 && pthread_create(&tids[k], NULL, json_chunk_run, &chunks[k]) == 0)
-				started[k] = true;
 		}
-		json_chunk_run(&chunks[0]);
-		for (k = 1; k < count; k++) {
-			if (started[k])
-				pthread_join(tids[k], NULL);
-			else
-				json_chunk_run(&chunks[k]);
-		}
+		sb_parallel_run(json_chunk_run, chunks, sizeof(chunks[0]), count);
 		for (k = 0; k < count; k++) {
 			if (rc == 0 && chunks[k].rc < 0) {
 				if (err != NULL)
