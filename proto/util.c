@@ -8,15 +8,64 @@
 
 char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX])
 {
-	int n;
+	char e[SB_DOUBLE_TEXT_MAX], digits[20], *mant, *x;
+	size_t nd = 0, i, o = 0;
+	int p, exp;
 
-	for (n = 1; n <= 17; n++) {
-		snprintf(buf, SB_DOUBLE_TEXT_MAX, "%.*g", n, v);
-		if (strtod(buf, NULL) == v || isnan(v))
+	if (isnan(v)) {
+		memcpy(buf, "nan", 4);
+		return buf;
+	}
+	if (isinf(v)) {
+		snprintf(buf, SB_DOUBLE_TEXT_MAX, "%s", v < 0 ? "-inf" : "inf");
+		return buf;
+	}
+	/* the shortest digits that read back as v: "D.DDDe[+-]XX" */
+	for (p = 0; p <= 16; p++) {
+		snprintf(e, sizeof(e), "%.*e", p, v);
+		if (strtod(e, NULL) == v)
 			break;
 	}
-	if (strpbrk(buf, ".en") == NULL)
-		strcat(buf, ".0");
+	mant = e[0] == '-' ? e + 1 : e;
+	x = strchr(mant, 'e');
+	exp = atoi(x + 1);
+	for (i = 0; mant + i < x; i++)
+		if (mant[i] != '.')
+			digits[nd++] = mant[i];
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (e[0] == '-')
+		buf[o++] = '-';
+	if (exp < -4 || exp >= 16) {
+		/* exponent notation, at least two exponent digits: 1e-05, 1.5e+16 */
+		buf[o++] = digits[0];
+		if (nd > 1) {
+			buf[o++] = '.';
+			memcpy(buf + o, digits + 1, nd - 1);
+			o += nd - 1;
+		}
+		snprintf(buf + o, SB_DOUBLE_TEXT_MAX - o, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
+		return buf;
+	}
+	if (exp < 0) { /* 0.000DDD */
+		buf[o++] = '0';
+		buf[o++] = '.';
+		for (i = 0; i < (size_t)(-exp - 1); i++)
+			buf[o++] = '0';
+		memcpy(buf + o, digits, nd);
+		o += nd;
+	} else { /* DDD.DDD, or DDD000.0 */
+		for (i = 0; i <= (size_t)exp; i++)
+			buf[o++] = i < nd ? digits[i] : '0';
+		buf[o++] = '.';
+		if (nd > (size_t)exp + 1) {
+			memcpy(buf + o, digits + exp + 1, nd - (size_t)exp - 1);
+			o += nd - (size_t)exp - 1;
+		} else {
+			buf[o++] = '0';
+		}
+	}
+	buf[o] = '\0';
 	return buf;
 }
 

@@ -9,9 +9,12 @@
 
 #define SB_DOUBLE_TEXT_MAX 32
 
-/* The text of a float (docs/spec.md, "Numbers"): the shortest printf("%.Ng"), N = 1..17,
- * that reads back equal, with ".0" appended when it has no '.', 'e' or 'n'
- * ("0.1", "1e-05", "1.0", "1e+20").  Returns buf. */
+/* The text of a float (docs/spec.md, "Text of a value"), as Python's repr
+ * prints it: the shortest digits that read back equal, in fixed notation
+ * when the decimal exponent is in [-4, 16) (with ".0" when integral), else
+ * in exponent notation with at least two exponent digits ("0.1", "100.0",
+ * "1e-05", "1e+16", "1.2345678901234568e+17"); "nan", "inf", "-inf".
+ * Returns buf. */
 char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX]);
 
 /* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */

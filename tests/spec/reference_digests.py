@@ -76,11 +76,7 @@ def text(v):
     if v is True or v is False:
         return "true" if v else "false"
     if isinstance(v, float):
-        for n in range(1, 18):
-            t = "%.*g" % (n, v)
-            if float(t) == v:
-                break
-        return t if any(c in t for c in ".en") else t + ".0"
+        return repr(v)
     return str(v)
 
 

@@ -188,7 +188,7 @@ static void test_substitution(void **state)
 	assert_string_equal(argv[4], "a}b}");
 	assert_string_equal(argv[5], "1/1");
 	assert_string_equal(argv[6], "{0.001}");
-	assert_string_equal(argv[7], "1e+03");    /* a number: its canonical text */
+	assert_string_equal(argv[7], "1000.0");   /* a number: its canonical text */
 	assert_string_equal(argv[8], "true");
 	assert_null(argv[9]);
 	assert_string_equal(sb_child_env_value(f.child, 0), "a b-0.001");
