@@ -1,8 +1,6 @@
 /* sbctl keygen FILE: write a new 32-byte random HMAC key, mode 0600. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ctl/commands.h"
 #include "sbench/key.h"
@@ -16,7 +14,6 @@ static const char keygen_usage[] =
 int cmd_keygen(int argc, char **argv)
 {
 	struct sb_error err = { 0 };
-	struct stat st;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(keygen_usage, stdout);
@@ -27,14 +24,9 @@ int cmd_keygen(int argc, char **argv)
 		fputs(keygen_usage, stderr);
 		return SB_EXIT_USAGE;
 	}
-	if (lstat(argv[1], &st) == 0) {
-		fprintf(stderr, "sbctl keygen: '%s' already exists; refusing to overwrite it "
-			"(remove it first, or choose another name)\n", argv[1]);
-		return SB_EXIT_USAGE;
-	}
 	if (sb_key_generate_file(argv[1], &err) < 0) {
 		fprintf(stderr, "sbctl keygen: %s\n", err.msg);
-		return errno == EEXIST ? SB_EXIT_USAGE : SB_EXIT_RUNTIME;
+		return sb_cli_exit(&err);
 	}
 	return SB_EXIT_OK;
 }

@@ -35,8 +35,9 @@ int sb_key_generate_file(const char *path, struct sb_error *err)
 	if (fd < 0) {
 		saved = errno;
 		OPENSSL_cleanse(bytes, sizeof(bytes));
-		if (saved == EEXIST)
-			sb_errorf(err, "key file '%s' already exists; refusing to overwrite it", path);
+		if (saved == EEXIST) /* a file or a symlink: an input error */
+			sb_error_set(err, SB_ERR_INPUT, "'%s' already exists; refusing to overwrite it "
+				     "(remove it first, or choose another name)", path);
 		else
 			sb_errorf(err, "cannot create key file '%s': %s", path, strerror(saved));
 		errno = saved;
