@@ -10,7 +10,7 @@
  * --json, to a stream or into a buffer.
  *
  * Everything an operation would take from the environment comes from the
- * context (<sbench/context.h>): the root new benchmark directories go under
+ * context (<sbench/context.h>; ctx must not be NULL): the root new benchmark directories go under
  * (sb_ctx_root), the sbagent the batch scripts run (sb_ctx_agent, which
  * must be set), the local index (sb_ctx_index), how long an sbatch of
  * unknown outcome is looked for (sb_ctx_lookup_window).  Warnings (a spec
@@ -77,10 +77,11 @@ struct sb_rerun_opts {
  *   SB_ERR_NOT_FOUND  the spec file does not exist
  *   SB_ERR_INPUT      the spec cannot be read or is bad; the benchmark
  *                     directory is refused (owned by someone else, writable
- *                     by others); the context has no sbagent
+ *                     by others)
  *   SB_ERR_RUNTIME    sbatch refused a chunk, was interrupted or its
  *                     outcome is unknown and neither squeue nor sacct
- *                     answered; the directory cannot be written
+ *                     answered; the directory cannot be written; the
+ *                     context names no sbagent
  *   SB_ERR_NOMEM      out of memory */
 int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
 	      struct sb_submit_result **res, struct sb_error *err);
