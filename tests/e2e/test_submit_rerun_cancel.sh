@@ -2,7 +2,7 @@
 # sbctl rerun and cancel against the fake Slurm, as the library renders them
 # (<sbench/submit.h>): the children of the classes asked for, nothing to
 # rerun (naming every class asked for), a class that is none, cancel's text
-# and --json.
+# and --json; the submit example of docs/api.md, built as written.
 . "$(dirname "$0")/lib.sh"
 
 export SB_LOOKUP_WINDOW=0.5
@@ -12,7 +12,7 @@ parameters:
   x: [0, 1, 2]"
 "$SBCTL" submit mixed.yaml > /dev/null
 expect "submit exits 0" "$?" 0
-"$SBCTL" wait mixed > /dev/null
+"$SBCTL" wait mixed --interval 0.2 --timeout 60 > /dev/null
 expect "wait: one child failed (exit 3)" "$?" 3
 
 "$SBCTL" rerun mixed --only killed,stale > none.out 2> none.err
@@ -40,7 +40,7 @@ expect "cancel --json exits 0" "$?" 0
 expect "cancel --json: the benchmark" "$(jqf c.json '.format, .benchmark.name' | tr '\n' ' ')" "1 slow "
 expect "cancel --json: its array, attempt 0, chunk 0" \
 	"$(jqf c.json '.cancelled[] | "\(.job_id) \(.attempt) \(.chunk)"')" "$(jqf s.json '.jobs[0].job_id') 0 0"
-"$SBCTL" wait slow > /dev/null
+"$SBCTL" wait slow --interval 0.2 --timeout 60 > /dev/null
 expect "the cancelled children are over, not succeeded (exit 3)" "$?" 3
 "$SBCTL" cancel slow > c2.out
 expect "cancel again exits 0" "$?" 0
@@ -48,5 +48,21 @@ expect "cancel again: nothing is active" "$(cat c2.out)" \
 	"nothing to cancel: no job of slow is pending or running"
 "$SBCTL" cancel slow extra > /dev/null 2>&1
 expect "cancel with two benchmarks is a usage error" "$?" 2
+
+# the example of docs/api.md "Submitting from C", against the build's library
+sed -n '/^## Submitting from C/,$p' "$SB_SRC/docs/api.md" | sed -n '/^``` c$/,/^```$/p' | sed '1d;$d' > example.c
+cc -Wall -Wextra -Werror -I"$SB_SRC/include" -o example example.c -L"$SB_BUILD/lib" -lsbench \
+	-Wl,-rpath,"$SB_BUILD/lib" > cc.log 2>&1
+expect "the docs/api.md submit example builds" "$?$(cat cc.log)" 0
+SB_AGENT=/opt/sbench/bin/sbagent ./example mixed.yaml --dry-run > ex.out 2> ex.err
+expect "the example's dry run exits 0" "$?" 0
+SB_AGENT=/opt/sbench/bin/sbagent "$SBCTL" submit mixed.yaml --dry-run > cli.out
+expect "the example prints what sbctl submit --dry-run prints" "$(cmp ex.out cli.out && echo same)" same
+SB_AGENT="$SB_BIN/sbagent" ./example mixed.yaml > again.out
+expect "the example submits again: exit 0" "$?" 0
+expect_match "the example: already submitted" "$(head -n 1 again.out)" \
+	'^mixed \([0-9a-f]{12}\) was already submitted: nothing submitted$'
+./example missing.yaml > /dev/null 2>&1
+expect "the example: a missing spec exits 2" "$?" 2
 
 t_done
