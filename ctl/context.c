@@ -1,5 +1,7 @@
 /* The context of libsbench: defaults and callbacks (include/sbench/context.h). */
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@ struct sb_ctx {
 	char *agent;
 	char *index;
 	double settle_s;
+	double lookup_window_s;
 	sb_warn_fn *warn;
 	void *warn_user;
 	sb_progress_fn *progress;
@@ -39,6 +42,7 @@ struct sb_ctx *sb_ctx_create(struct sb_error *err)
 		return NULL;
 	}
 	ctx->settle_s = SB_CTX_SETTLE_DEFAULT;
+	ctx->lookup_window_s = SB_CTX_LOOKUP_WINDOW_DEFAULT;
 	return ctx;
 }
 
@@ -86,14 +90,35 @@ static char *env_index(char *const envp[], struct sb_error *err)
 	return path;
 }
 
+static bool valid_window(double seconds)
+{
+	return isfinite(seconds) && seconds >= 0 && seconds <= SB_CTX_LOOKUP_WINDOW_MAX;
+}
+
+/* SB_LOOKUP_WINDOW's value in *seconds; -1 when it is not a number of
+ * seconds in range. */
+static int parse_window(const char *text, double *seconds)
+{
+	char *end;
+
+	errno = 0;
+	*seconds = strtod(text, &end);
+	return errno || *end || end == text || !valid_window(*seconds) ? -1 : 0;
+}
+
 int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err)
 {
 	const char *root = env_get(envp, "SB_ROOT"), *agent = env_get(envp, "SB_AGENT");
+	const char *window = env_get(envp, "SB_LOOKUP_WINDOW");
+	double window_s = ctx->lookup_window_s;
 	struct sb_error e = { 0 };
 	char *index;
 
 	if (agent && *agent && agent[0] != '/')
 		return sb_error_set(err, SB_ERR_INPUT, "SB_AGENT '%s' must be an absolute path", agent);
+	if (window && *window && parse_window(window, &window_s) < 0)
+		return sb_error_set(err, SB_ERR_INPUT, "SB_LOOKUP_WINDOW '%s' is not a number of seconds "
+				    "from 0 to %.0f", window, SB_CTX_LOOKUP_WINDOW_MAX);
 	index = env_index(envp, &e);
 	if (index == NULL && e.code != SB_ERR_NONE) {
 		if (err)
@@ -109,6 +134,7 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 		free(ctx->index);
 		ctx->index = index;
 	}
+	ctx->lookup_window_s = window_s;
 	return 0;
 }
 
@@ -159,6 +185,20 @@ int sb_ctx_set_settle(struct sb_ctx *ctx, double seconds, struct sb_error *err)
 double sb_ctx_settle(const struct sb_ctx *ctx)
 {
 	return ctx->settle_s;
+}
+
+int sb_ctx_set_lookup_window(struct sb_ctx *ctx, double seconds, struct sb_error *err)
+{
+	if (!valid_window(seconds))
+		return sb_error_set(err, SB_ERR_INPUT, "the lookup window must be a number of seconds "
+				    "from 0 to %.0f", SB_CTX_LOOKUP_WINDOW_MAX);
+	ctx->lookup_window_s = seconds;
+	return 0;
+}
+
+double sb_ctx_lookup_window(const struct sb_ctx *ctx)
+{
+	return ctx->lookup_window_s;
 }
 
 void sb_ctx_set_warn(struct sb_ctx *ctx, sb_warn_fn *fn, void *user)

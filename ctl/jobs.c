@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
 #include "proto/mpcheck.h"
+#include "sbench/context.h"
 
 #define MAP_MAX ((size_t)1 << 30)
 
@@ -72,35 +72,18 @@ void sb_chunks_release(struct sb_chunks *c)
 	memset(c, 0, sizeof(*c));
 }
 
-char *sb_jobs_agent_path(struct sb_error *err)
+char *sb_jobs_agent_path(const struct sb_ctx *ctx, struct sb_error *err)
 {
-	const char *env = getenv("SB_AGENT");
-	char self[PATH_MAX], *out;
-	ssize_t n;
+	const char *agent = ctx ? sb_ctx_agent(ctx) : NULL;
+	char *out;
 
-	if (env && *env) {
-		if (env[0] != '/') {
-			sb_errorf(err, "SB_AGENT '%s' must be an absolute path", env);
-			return NULL;
-		}
-		return strdup(env);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0) {
-		sb_errorf(err, "cannot find sbctl's own path to locate sbagent: %s (set SB_AGENT)",
-			  strerror(errno));
+	if (agent == NULL) {
+		sb_errorf(err, "no sbagent is known to run the batch scripts (install sbagent beside "
+			  "sbctl, or set SB_AGENT)");
 		return NULL;
 	}
-	self[n] = '\0';
-	if (asprintf(&out, "%s/sbagent", dirname(self)) < 0) {
-		sb_errorf(err, "out of memory");
-		return NULL;
-	}
-	if (access(out, X_OK) < 0) {
-		sb_errorf(err, "sbagent not found at '%s' (install it beside sbctl, or set SB_AGENT)", out);
-		free(out);
-		return NULL;
-	}
+	if ((out = strdup(agent)) == NULL)
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	return out;
 }
 

@@ -51,9 +51,10 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t thro
 /* The highest attempt with a jobs directory, or -1. */
 int64_t sb_jobs_last_attempt(const struct sb_bench *b);
 
-/* The sbagent that batch scripts run: $SB_AGENT when set, else the sbagent
- * beside the running sbctl.  Returns a malloc'd absolute path, or NULL. */
-char *sb_jobs_agent_path(struct sb_error *err);
+struct sb_ctx;
+/* The sbagent that batch scripts run: the context's (sb_ctx_agent, an
+ * absolute path), malloc'd; NULL with err when the context names none. */
+char *sb_jobs_agent_path(const struct sb_ctx *ctx, struct sb_error *err);
 
 /* The batch script of a chunk (malloc'd text). */
 char *sb_jobs_script(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent);

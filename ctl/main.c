@@ -1,5 +1,9 @@
 /* sbctl: a table of commands, one file each. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +43,29 @@ static void usage(FILE *out)
 
 static struct sb_ctx *cli_ctx;
 
+/* When SB_AGENT did not name the sbagent the batch scripts run: the one
+ * installed beside this sbctl, when there is one (else the context names
+ * none, and a submit says so).  The library never looks for it itself. */
+static int default_agent(struct sb_ctx *ctx, struct sb_error *err)
+{
+	char self[PATH_MAX], *agent;
+	ssize_t n;
+	int rc = 0;
+
+	if (sb_ctx_agent(ctx) != NULL)
+		return 0;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return 0;
+	self[n] = '\0';
+	if (asprintf(&agent, "%s/sbagent", dirname(self)) < 0)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if (access(agent, X_OK) == 0)
+		rc = sb_ctx_set_agent(ctx, agent, err);
+	free(agent);
+	return rc;
+}
+
 struct sb_ctx *sb_cli_ctx(void)
 {
 	return cli_ctx;
@@ -67,9 +94,10 @@ int main(int argc, char **argv)
 			continue;
 		/* the defaults the library uses, from this process's environment:
 		 * the one place sbctl reads SB_ROOT, SB_AGENT, SB_INDEX,
-		 * XDG_STATE_HOME and HOME */
+		 * XDG_STATE_HOME, HOME and SB_LOOKUP_WINDOW */
 		cli_ctx = sb_ctx_create(&err);
-		if (cli_ctx == NULL || sb_ctx_load_env(cli_ctx, environ, &err) < 0) {
+		if (cli_ctx == NULL || sb_ctx_load_env(cli_ctx, environ, &err) < 0 ||
+		    default_agent(cli_ctx, &err) < 0) {
 			fprintf(stderr, "sbctl: %s\n", err.msg);
 			sb_ctx_destroy(cli_ctx);
 			return sb_cli_exit(&err);

@@ -15,20 +15,12 @@
 #include "ctl/jobs.h"
 #include "ctl/proc.h"
 #include "ctl/submit.h"
-#include "sbench/context.h"
 #include "ctl/subm.h"
+#include "proto/util.h"
+#include "sbench/context.h"
 
 #define SBATCH_TIMEOUT_MS 120000
 #define QUERY_TIMEOUT_MS 60000
-
-static const char *default_root(const char *root)
-{
-	const char *env = getenv("SB_ROOT");
-
-	if (root)
-		return root;
-	return env && *env ? env : "./sbench-runs";
-}
 
 /* The first line of text, trimmed, for messages. */
 static void first_line(const char *text, char *buf, size_t size)
@@ -106,23 +98,10 @@ static int64_t monotonic_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The lookup window: SB_LOOKUP_WINDOW seconds (a decimal), default
- * SB_LOOKUP_WINDOW_DEFAULT_S. */
-static int lookup_window_ms(int *ms, struct sb_error *err)
+/* The lookup window of ctx, in milliseconds. */
+static int lookup_window_ms(const struct sb_ctx *ctx)
 {
-	const char *env = getenv("SB_LOOKUP_WINDOW");
-	char *end;
-	double v;
-
-	*ms = SB_LOOKUP_WINDOW_DEFAULT_S * 1000;
-	if (env == NULL || *env == '\0')
-		return 0;
-	errno = 0;
-	v = strtod(env, &end);
-	if (errno || *end || end == env || !(v >= 0 && v <= 3600))
-		return sb_errorf(err, "SB_LOOKUP_WINDOW '%s' is not a number of seconds from 0 to 3600", env);
-	*ms = (int)(v * 1000);
-	return 0;
+	return (int)((ctx ? sb_ctx_lookup_window(ctx) : SB_CTX_LOOKUP_WINDOW_DEFAULT) * 1000);
 }
 
 /* Looks for the job of an sbatch whose outcome is unknown, by its name:
@@ -174,6 +153,8 @@ static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, cons
 	memset(j, 0, sizeof(*j));
 	snprintf(j->job_id, sizeof(j->job_id), "%s", job_id);
 	snprintf(j->array, sizeof(j->array), "%s", ch->array);
+	j->attempt = ch->attempt;
+	j->chunk = (int64_t)ch->index;
 	j->recovered = recovered;
 	j->submitted_now = now;
 	j->children = malloc(ch->n * sizeof(*j->children));
@@ -331,8 +312,9 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_
 }
 
 /* Submits every chunk not yet submitted, in order. */
-static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunks,
-			 struct sb_submit_result *res, struct sb_error *err)
+static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
+			 const struct sb_chunks *chunks, struct sb_submit_result *res,
+			 struct sb_error *err)
 {
 	struct sb_subm subm;
 	struct sb_subm_writer *w = NULL;
@@ -340,9 +322,9 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 	char prev[64] = "";
 	bool throttled = sb_spec_slurm(b->spec)->array_throttle > 0, fresh = true;
 	size_t k;
-	int rc = 0, window_ms;
+	int rc = 0, window_ms = lookup_window_ms(ctx);
 
-	if (lookup_window_ms(&window_ms, err) < 0 || sb_bench_load_key(b, &key, err) < 0)
+	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	if (sb_subm_read(b, &key, &subm, err) < 0) {
 		sb_key_cleanse(&key);
@@ -392,7 +374,7 @@ static int submit_chunks(const struct sb_bench *b, const struct sb_chunks *chunk
 	return rc;
 }
 
-static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_chunks *chunks,
+void sb_submit_print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_chunks *chunks,
 			  const char *agent)
 {
 	size_t k, t, n = 0;
@@ -423,8 +405,8 @@ static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_c
 
 /* true when another process holds the lock of benchmark directory dir
  * (F_GETLK takes nothing, so closing the fd releases nothing of ours);
- * says so on warn. */
-static bool lock_is_held(const char *dir, FILE *warn)
+ * says so to ctx's warning callback (ctx may be NULL: silently). */
+static bool lock_is_held(const char *dir, const struct sb_ctx *ctx)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char path[PATH_MAX];
@@ -438,39 +420,39 @@ static bool lock_is_held(const char *dir, FILE *warn)
 		return false;
 	}
 	close(fd);
-	if (warn && fl.l_pid > 0)
-		fprintf(warn, "sbctl: another sbctl (pid %ld) is submitting this benchmark; "
-			"waiting for it to finish\n", (long)fl.l_pid);
-	else if (warn)
-		fprintf(warn, "sbctl: another sbctl is submitting this benchmark; waiting for it "
-			"to finish\n");
+	if (fl.l_pid > 0)
+		sb_ctx_warn(ctx, "another sbctl (pid %ld) is submitting this benchmark; "
+			    "waiting for it to finish", (long)fl.l_pid);
+	else
+		sb_ctx_warn(ctx, "another sbctl is submitting this benchmark; waiting for it "
+			    "to finish");
 	return true;
 }
 
-/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying on warn
- * whom it waits for (*waited set) when another sbctl holds it; the fd, or
- * -1. */
-static int lock_bench(const struct sb_bench *b, FILE *warn, bool *waited, struct sb_error *err)
+/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying to ctx's
+ * warning callback (ctx may be NULL: silently) whom it waits for (*waited
+ * set) when another sbctl holds it; the fd, or -1. */
+static int lock_bench(const struct sb_bench *b, const struct sb_ctx *ctx, bool *waited,
+		      struct sb_error *err)
 {
 	char path[PATH_MAX];
 
 	if (sb_bench_path(b, "lock", path, sizeof(path), err) < 0)
 		return -1;
 	if (!*waited)
-		*waited = lock_is_held(b->dir, warn);
+		*waited = lock_is_held(b->dir, ctx);
 	return sb_fs_lock(path, err);
 }
 
-static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b, FILE *warn)
+static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
 {
 	struct sb_index_bench ib = { b->name, (char *)b->digest, b->dir, b->created_ns };
 	struct sb_error err = { 0 };
 	struct sb_index *idx = sb_index_open(ctx ? sb_ctx_index(ctx) : NULL, NULL, &err);
 
 	if (idx == NULL || sb_index_put_bench(idx, &ib, &err) < 0) {
-		if (warn)
-			fprintf(warn, "sbctl: warning: %s (the benchmark is fine; 'sbctl index --rebuild' "
-				"can add it later)\n", err.msg);
+		sb_ctx_warn(ctx, "warning: %s (the benchmark is fine; 'sbctl index --rebuild' "
+			    "can add it later)", err.msg);
 		sb_index_close(idx);
 		return -1;
 	}
@@ -478,8 +460,22 @@ static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b, FILE 
 	return 0;
 }
 
-int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int *usage_error,
-	      struct sb_error *err)
+/* A dry run's result keeps what would be submitted, for sb_submit_render:
+ * *b, *chunks and *agent pass to res. */
+static void keep_dry_run(struct sb_submit_result *res, struct sb_bench **b, struct sb_chunks *chunks,
+			 char **agent)
+{
+	res->dry_bench = *b;
+	res->dry_chunks = *chunks;
+	res->dry_agent = *agent;
+	*b = NULL;
+	memset(chunks, 0, sizeof(*chunks));
+	*agent = NULL;
+}
+
+/* sb_submit into the caller's res (see include/sbench/submit.h). */
+static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry_run,
+		       struct sb_submit_result *res, struct sb_error *err)
 {
 	struct sb_provenance prov;
 	struct sb_slurm_config cfg;
@@ -494,31 +490,33 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	int existed = 0, rc = -1;
 
 	memset(res, 0, sizeof(*res));
-	*usage_error = 1;
-	if (sb_fs_read_file(o->spec_path, SB_SPEC_MAX_FILE_SIZE, &source, &len, err) < 0)
+	res->dry_run = dry_run;
+	if (sb_fs_read_file(spec_path, SB_SPEC_MAX_FILE_SIZE, &source, &len, err) < 0) {
+		/* a spec that cannot be read is an input error, as sbctl plan has it */
+		sb_error_recode(err, errno == ENOENT ? SB_ERR_NOT_FOUND : SB_ERR_INPUT);
 		return -1;
-	spec = sb_spec_load_buffer(source, len, o->spec_path, err);
+	}
+	spec = sb_spec_load_buffer(source, len, spec_path, err);
 	plan = spec ? sb_plan_create(spec, err) : NULL;
 	if (plan == NULL) {
 		sb_spec_destroy(spec);
 		free(source);
 		return -1;
 	}
-	*usage_error = 0;
-	sb_provenance_collect(o->spec_path, &prov);
-	if (o->warn && sb_provenance_dirty_warning(&prov, o->spec_path, warn.msg, sizeof(warn.msg)))
-		fprintf(o->warn, "sbctl: %s\n", warn.msg);
+	sb_provenance_collect(spec_path, &prov);
+	if (sb_provenance_dirty_warning(&prov, spec_path, warn.msg, sizeof(warn.msg)))
+		sb_ctx_warn(ctx, "%s", warn.msg);
 	warn.msg[0] = '\0';
 	sb_slurm_config_read(&cfg, &warn);
-	if (warn.msg[0] && o->warn)
-		fprintf(o->warn, "sbctl: warning: %s\n", warn.msg);
-	agent = sb_jobs_agent_path(err);
+	if (warn.msg[0])
+		sb_ctx_warn(ctx, "warning: %s", warn.msg);
+	agent = sb_jobs_agent_path(ctx, err);
 	if (agent == NULL)
 		goto out;
 
-	if (o->dry_run) {
+	if (dry_run) {
 		b = calloc(1, sizeof(*b));
-		if (b == NULL || (b->dir = sb_bench_dir_for(default_root(o->root), sb_spec_name(spec),
+		if (b == NULL || (b->dir = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 				  sb_plan_benchmark_digest_hex(plan), err)) == NULL)
 			goto out;
 		b->name = strdup(sb_spec_name(spec));
@@ -526,21 +524,21 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 		b->max_array_size = cfg.max_array_size;
 		b->kill_wait = cfg.kill_wait;
 	} else {
-		struct sb_bench_new bn = { o->spec_path, source, len, plan, default_root(o->root),
+		struct sb_bench_new bn = { spec_path, source, len, plan, sb_ctx_root(ctx),
 					   &cfg, &prov };
-		char *guess = sb_bench_dir_for(default_root(o->root), sb_spec_name(spec),
+		char *guess = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 					       sb_plan_benchmark_digest_hex(plan), NULL);
 		/* creating the directory takes the lock too: look before */
-		res->waited = guess && lock_is_held(guess, o->warn);
+		res->waited = guess && lock_is_held(guess, ctx);
 		free(guess);
 		int made = sb_bench_create(&bn, &dir, &existed, err);
 		if (made == -2)
-			*usage_error = 1; /* a refused directory: an input error, as everywhere */
+			sb_error_recode(err, SB_ERR_INPUT); /* a refused directory, as everywhere */
 		if (made < 0 || (b = sb_bench_open(dir, err)) == NULL)
 			goto out;
-		index_bench(o->ctx, b, o->warn);
+		index_bench(ctx, b);
 	}
-	if (o->dry_run)
+	if (dry_run)
 		memcpy(b->digest, sb_plan_benchmark_digest_hex(plan), 65);
 	if (strcmp(b->digest, sb_plan_benchmark_digest_hex(plan)) != 0) {
 		sb_errorf(err, "benchmark directory '%s' holds benchmark %s, not %s", b->dir,
@@ -566,8 +564,8 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 	if (sb_jobs_layout(b, 0, all, n, sb_spec_slurm(b->spec)->array_throttle, &chunks, err) < 0)
 		goto out;
 	res->nchunks = chunks.n;
-	if (o->dry_run) {
-		print_dry_run(o->out, b, &chunks, agent);
+	if (dry_run) {
+		keep_dry_run(res, &b, &chunks, &agent);
 		rc = 0;
 		goto out;
 	}
@@ -575,13 +573,13 @@ int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int 
 		/* under the lock: a concurrent submit of the same benchmark waits,
 		 * then finds every chunk submitted (already_submitted, with the
 		 * other's job ids) or resumes what the other left */
-		int lock = lock_bench(b, o->warn, &res->waited, err);
+		int lock = lock_bench(b, ctx, &res->waited, err);
 		if (lock < 0)
 			goto out;
 		res->resumable = true;
 		rc = sb_jobs_write(b, &chunks, agent, err);
 		if (rc == 0)
-			rc = submit_chunks(b, &chunks, res, err);
+			rc = submit_chunks(ctx, b, &chunks, res, err);
 		close(lock);
 	}
 out:
@@ -608,7 +606,29 @@ void sb_submit_result_release(struct sb_submit_result *res)
 	sb_subm_dups_release(res->dups, res->ndups);
 	free(res->dir);
 	free(res->name);
+	free(res->classes);
+	sb_bench_destroy(res->dry_bench);
+	sb_chunks_release(&res->dry_chunks);
+	free(res->dry_agent);
 	memset(res, 0, sizeof(*res));
+}
+
+int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
+	      struct sb_submit_result **res, struct sb_error *err)
+{
+	struct sb_submit_result *r = calloc(1, sizeof(*r));
+	int rc;
+
+	*res = NULL;
+	if (r == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	rc = submit_spec(ctx, spec_path, opts && opts->dry_run, r, err);
+	r->kind = SB_SUBMIT_KIND_SUBMIT;
+	if (rc == 0 || r->dir)
+		*res = r;  /* on failure: what was done, for "run it again to continue" */
+	else
+		sb_submit_result_destroy(r);
+	return rc;
 }
 
 static int result_header(struct sb_submit_result *res, const struct sb_bench *b, struct sb_error *err)
@@ -701,30 +721,39 @@ static int rerun_chunks(struct sb_bench *b, const size_t *children, size_t n, bo
 	return sb_jobs_layout(b, last + 1, children, n, throttle, chunks, err);
 }
 
-int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run, FILE *out,
-	     struct sb_submit_result *res, bool *resumed, struct sb_error *err)
+int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
+			     size_t n, bool dry_run, struct sb_submit_result *res,
+			     struct sb_error *err)
 {
+	bool *resumed = &res->resumed;
 	struct sb_chunks chunks = { 0 };
 	char *agent;
 	int lock = -1, rc = -1;
 
 	*resumed = false;
-	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(err)) == NULL)
+	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(ctx, err)) == NULL)
 		return -1;
+	res->dry_run = dry_run;
 	if (!dry_run && (lock = lock_bench(b, NULL, &res->waited, err)) < 0)
 		goto out;
 	if (rerun_chunks(b, children, n, dry_run, &chunks, resumed, err) < 0)
 		goto out;
 	res->nchunks = chunks.n;
 	if (chunks.n == 0 || dry_run) {
-		if (chunks.n > 0)
-			print_dry_run(out, b, &chunks, agent);
+		/* nothing to rerun; or a dry run: the chunks and agent pass to
+		 * res (sb_rerun gives it b) */
+		if (dry_run && chunks.n > 0) {
+			res->dry_chunks = chunks;
+			res->dry_agent = agent;
+			memset(&chunks, 0, sizeof(chunks));
+			agent = NULL;
+		}
 		rc = 0;
 		goto out;
 	}
 	res->resumable = true;
 	if (sb_jobs_write(b, &chunks, agent, err) == 0)
-		rc = submit_chunks(b, &chunks, res, err);
+		rc = submit_chunks(ctx, b, &chunks, res, err);
 	res->already_submitted = false;
 out:
 	if (lock >= 0)
@@ -734,7 +763,7 @@ out:
 	return rc;
 }
 
-int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error *err)
+int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, struct sb_error *err)
 {
 	struct sb_subm subm = { 0 };
 	struct sb_subm_writer *w = NULL;
@@ -744,8 +773,7 @@ int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error 
 	size_t i, k, nsub = 0, len = 0, nargv = 0;
 	int rc = -1;
 
-	*cancelled = 0;
-	if (sb_bench_load_key(b, &key, err) < 0)
+	if (result_header(res, b, err) < 0 || sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	if (sb_subm_read(b, &key, &subm, err) < 0)
 		goto out;
@@ -757,7 +785,8 @@ int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error 
 	}
 	ids = malloc(nsub * 24 + 1);
 	argv = calloc(nsub + 3, sizeof(*argv));
-	if (ids == NULL || argv == NULL) {
+	res->jobs = calloc(nsub, sizeof(*res->jobs));
+	if (ids == NULL || argv == NULL || res->jobs == NULL) {
 		sb_errorf(err, "out of memory");
 		goto out;
 	}
@@ -830,10 +859,11 @@ int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error 
 		snprintf(c.job_name, sizeof(c.job_name), "%s", e->job_name);
 		if (sb_subm_append(w, &c, NULL, err) < 0)
 			goto out;
-		if (out)
-			fprintf(out, "cancelled job %s (attempt %" PRId64 ", chunk %" PRId64 ")\n",
-				e->job_id, e->attempt, e->chunk);
-		(*cancelled)++;
+		snprintf(res->jobs[res->njobs].job_id, sizeof(res->jobs[res->njobs].job_id), "%s",
+			 e->job_id);
+		res->jobs[res->njobs].attempt = e->attempt;
+		res->jobs[res->njobs].chunk = e->chunk;
+		res->njobs++;
 	}
 	rc = 0;
 out:

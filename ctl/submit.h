@@ -7,41 +7,35 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ctl/jobs.h"
 #include "ctl/subm.h"
 #include "sbench/error.h"
+#include "sbench/submit.h"
 
-/* How long a resume looks for the job of an sbatch whose outcome is
- * unknown before it submits again (SB_LOOKUP_WINDOW overrides it). */
-#define SB_LOOKUP_WINDOW_DEFAULT_S 5
 /* How long an sbatch may still run after sbctl was interrupted. */
 #define SB_SUBMIT_INTERRUPT_WAIT_MS 30000
 
-struct sb_ctx;
-struct sb_submit_opts {
-	const struct sb_ctx *ctx; /* the local index (NULL: none) */
-	const char *spec_path;
-	const char *root;       /* NULL: $SB_ROOT, else ./sbench-runs */
-	bool dry_run;           /* print what would be done to `out`, change nothing */
-	FILE *out;              /* for --dry-run */
-	FILE *warn;             /* warnings (stderr) */
-};
-
 struct sb_submit_job {
 	char job_id[64];        /* as sbatch printed it (the array's job id) */
-	char array[64];
-	size_t *children;
+	char array[64];         /* "" for a cancel */
+	int64_t attempt, chunk;
+	size_t *children;       /* NULL for a cancel */
 	size_t n;
 	bool recovered;         /* found by name after an unknown outcome */
 	bool submitted_now;     /* by this call's sbatch (else found submitted before) */
 };
 
+enum sb_submit_kind { SB_SUBMIT_KIND_SUBMIT, SB_SUBMIT_KIND_RERUN, SB_SUBMIT_KIND_CANCEL };
+
+/* The result of sb_submit, sb_rerun and sb_cancel (include/sbench/submit.h). */
 struct sb_submit_result {
+	enum sb_submit_kind kind;
 	char *dir;
 	char *name;
 	char digest[65];
 	bool already_submitted;
 	struct sb_submit_job *jobs;
-	size_t njobs;           /* chunks submitted (or found submitted) */
+	size_t njobs;           /* chunks submitted (or found submitted); arrays cancelled */
 	size_t nchunks;         /* chunks of the attempt */
 	int interrupted;        /* SIGINT, SIGTERM or SIGHUP arrived: the submit
 				 * stopped after recording the outcome of the
@@ -52,43 +46,37 @@ struct sb_submit_result {
 				 * same command run again continues (a half-written
 				 * jobs directory is cleaned up, the exactly-once
 				 * records resume the submission) */
+	bool resumed;           /* rerun: the latest attempt was resumed */
+	char *classes;          /* rerun: the classes asked for, "failed,killed" */
 	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
 	size_t ndups;
+	/* a dry run: what would be submitted (rendered by sb_submit_render) */
+	bool dry_run;
+	struct sb_bench *dry_bench; /* planned; owned */
+	struct sb_chunks dry_chunks;
+	char *dry_agent;
 };
 
-/* Submits; returns 0 when every chunk is submitted, -1 with err otherwise
- * (res then describes what was done: njobs < nchunks, so the caller can
- * say the submit can be resumed).  *usage_error is set for problems of the
- * input (bad spec, missing file).
- *
- * Exactly once: each sbatch runs between a signed intent and its recorded
- * outcome, with SIGINT, SIGTERM and SIGHUP deferred: one arriving lets the
- * running sbatch end (at most SB_SUBMIT_INTERRUPT_WAIT_MS; a second signal
- * kills it), records its outcome and stops before the next chunk
- * (res->interrupted, -1).  sbatch dies with sbctl (SIGKILL included).  An
- * intent without outcome is resolved by looking the job up by name
- * (squeue and sacct) for SB_LOOKUP_WINDOW seconds before submitting again;
- * when neither answers nothing is submitted.  Concurrent submits of one
- * benchmark are serialised by its lock. */
-int sb_submit(const struct sb_submit_opts *o, struct sb_submit_result *res, int *usage_error,
-	      struct sb_error *err);
-
+/* Frees what res holds (not res itself). */
 void sb_submit_result_release(struct sb_submit_result *res);
 
-/* sbctl rerun: submits a new attempt for children[0..n) of the planned
- * benchmark b — or, when the latest attempt was left half-submitted,
- * resumes it (*resumed set) instead of starting another.  A latest attempt
- * whose jobs directory was left without task maps (by an older sbctl that
- * failed while writing them) and that nothing was recorded for is
- * prepared again.  With dry_run, prints what would be submitted to out
- * and changes nothing. */
-int sb_rerun(struct sb_bench *b, const size_t *children, size_t n, bool dry_run, FILE *out,
-	     struct sb_submit_result *res, bool *resumed, struct sb_error *err);
+/* The text of a dry run (`sbctl submit --dry-run`): the attempt, then each
+ * chunk's sbatch command line, batch script and task map. */
+void sb_submit_print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_chunks *chunks,
+			     const char *agent);
 
-/* sbctl cancel: cancels (scancel) every job array of b that still has
- * pending or running tasks, then records a signed cancel record for each, so
- * that children cancelled while pending are classified killed.  *cancelled
- * gets the number of job arrays cancelled (0: nothing was active). */
-int sb_cancel(struct sb_bench *b, size_t *cancelled, FILE *out, struct sb_error *err);
+/* The rerun proper (sb_rerun has chosen the children): submits a new
+ * attempt for children[0..n) of the planned benchmark b — or, when the
+ * latest attempt was left half-submitted, resumes it (res->resumed)
+ * instead of starting another.  With dry_run, keeps what would be
+ * submitted in res and changes nothing. */
+int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
+			     size_t n, bool dry_run, struct sb_submit_result *res,
+			     struct sb_error *err);
+
+/* The cancel proper (sb_cancel has opened the benchmark): cancels
+ * (scancel) every job array of b that still has pending or running tasks,
+ * then records a signed cancel record for each, each in res->jobs. */
+int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, struct sb_error *err);
 
 #endif

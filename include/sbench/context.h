@@ -26,12 +26,17 @@ struct sb_ctx;
 
 /* The default settle time, in seconds (see sb_ctx_set_settle). */
 #define SB_CTX_SETTLE_DEFAULT 10.0
+/* The default lookup window, in seconds (see sb_ctx_set_lookup_window),
+ * and the longest one. */
+#define SB_CTX_LOOKUP_WINDOW_DEFAULT 5.0
+#define SB_CTX_LOOKUP_WINDOW_MAX 3600.0
 
 typedef void sb_warn_fn(void *user, const char *message);
 typedef void sb_progress_fn(void *user, const char *what, size_t done, size_t total);
 
 /* A context with the built-in defaults: root "./sbench-runs", no sbagent,
- * no local index, settle SB_CTX_SETTLE_DEFAULT, no callbacks.  NULL (and
+ * no local index, settle SB_CTX_SETTLE_DEFAULT, lookup window
+ * SB_CTX_LOOKUP_WINDOW_DEFAULT, no callbacks.  NULL (and
  * err, SB_ERR_NOMEM) when out of memory.  Free it with sb_ctx_destroy. */
 struct sb_ctx *sb_ctx_create(struct sb_error *err);
 
@@ -45,9 +50,14 @@ void sb_ctx_destroy(struct sb_ctx *ctx);
  *   SB_INDEX       the local index file; else XDG_STATE_HOME (absolute)
  *                  /sbench/index.sqlite; else HOME/.local/state/sbench/
  *                  index.sqlite; else none
+ *   SB_LOOKUP_WINDOW  the lookup window, in seconds (a decimal number,
+ *                  when set and not empty)
  * Variables that are absent leave the current values.  -1 with
- * SB_ERR_INPUT when a value is unusable (a relative SB_AGENT), and nothing
- * changed then. */
+ * SB_ERR_INPUT when a value is unusable (a relative SB_AGENT, an
+ * SB_LOOKUP_WINDOW that is not a number of seconds from 0 to
+ * SB_CTX_LOOKUP_WINDOW_MAX), and nothing changed then.  It reads envp
+ * only, never the process's environment: sbctl finds the sbagent beside
+ * its own executable itself when SB_AGENT is unset. */
 int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err);
 
 /* Where sbctl submit creates benchmark directories (a path, relative to
@@ -72,6 +82,15 @@ const char *sb_ctx_index(const struct sb_ctx *ctx);
  * SB_ERR_INPUT for a negative or non-finite value. */
 int sb_ctx_set_settle(struct sb_ctx *ctx, double seconds, struct sb_error *err);
 double sb_ctx_settle(const struct sb_ctx *ctx);
+
+/* How long, in seconds, a submit that finds an sbatch of unknown outcome
+ * (interrupted, killed, timed out) looks for its job by name in squeue and
+ * sacct before it submits the chunk again: long enough for a submission
+ * still in flight or an accounting record that lags.  -1 with SB_ERR_INPUT
+ * for a value that is negative, not finite or above
+ * SB_CTX_LOOKUP_WINDOW_MAX. */
+int sb_ctx_set_lookup_window(struct sb_ctx *ctx, double seconds, struct sb_error *err);
+double sb_ctx_lookup_window(const struct sb_ctx *ctx);
 
 /* Callbacks for warnings (one message a call, no newline) and progress;
  * NULL drops them.  user is passed back unchanged. */

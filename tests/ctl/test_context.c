@@ -21,6 +21,7 @@ static void test_defaults(void **state)
 	assert_null(sb_ctx_agent(ctx));
 	assert_null(sb_ctx_index(ctx));
 	assert_true(sb_ctx_settle(ctx) == SB_CTX_SETTLE_DEFAULT);
+	assert_true(sb_ctx_lookup_window(ctx) == SB_CTX_LOOKUP_WINDOW_DEFAULT);
 	sb_ctx_destroy(ctx);
 	sb_ctx_destroy(NULL);
 }
@@ -44,6 +45,44 @@ static void test_env_as_sbctl_reads_it(void **state)
 	assert_string_equal(sb_ctx_root(ctx), "/scratch/runs"); /* absent: unchanged */
 	assert_int_equal(sb_ctx_load_env(ctx, env_index, &err), 0);
 	assert_string_equal(sb_ctx_index(ctx), "/tmp/i.sqlite");
+	sb_ctx_destroy(ctx);
+}
+
+static void test_lookup_window(void **state)
+{
+	char *env[] = { "SB_LOOKUP_WINDOW=0.5", NULL };
+	char *env_empty[] = { "SB_LOOKUP_WINDOW=", NULL };
+	char *env_bad[][3] = {
+		{ "SB_LOOKUP_WINDOW=soon", "SB_ROOT=/new", NULL },
+		{ "SB_LOOKUP_WINDOW=-1", "SB_ROOT=/new", NULL },
+		{ "SB_LOOKUP_WINDOW=3601", "SB_ROOT=/new", NULL },
+		{ "SB_LOOKUP_WINDOW=1s", "SB_ROOT=/new", NULL },
+		{ "SB_LOOKUP_WINDOW=nan", "SB_ROOT=/new", NULL },
+	};
+	struct sb_ctx *ctx = sb_ctx_create(NULL);
+	struct sb_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sb_ctx_load_env(ctx, env, &err), 0);
+	assert_true(sb_ctx_lookup_window(ctx) == 0.5);
+	assert_int_equal(sb_ctx_load_env(ctx, env_empty, &err), 0); /* empty: unchanged */
+	assert_true(sb_ctx_lookup_window(ctx) == 0.5);
+	for (i = 0; i < sizeof(env_bad) / sizeof(env_bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(sb_ctx_load_env(ctx, env_bad[i], &err), -1);
+		assert_int_equal(err.code, SB_ERR_INPUT);
+		assert_non_null(strstr(err.msg, "is not a number of seconds from 0 to 3600"));
+		assert_true(sb_ctx_lookup_window(ctx) == 0.5);       /* nothing changed */
+		assert_string_equal(sb_ctx_root(ctx), "./sbench-runs");
+	}
+	assert_int_equal(sb_ctx_set_lookup_window(ctx, 3600, &err), 0);
+	assert_true(sb_ctx_lookup_window(ctx) == 3600);
+	assert_int_equal(sb_ctx_set_lookup_window(ctx, -0.1, &err), -1);
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_int_equal(sb_ctx_set_lookup_window(ctx, 1.0 / 0.0, &err), -1);
+	assert_int_equal(sb_ctx_set_lookup_window(ctx, 0, NULL), 0);
+	assert_true(sb_ctx_lookup_window(ctx) == 0);
 	sb_ctx_destroy(ctx);
 }
 
@@ -115,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_env_as_sbctl_reads_it),
+		cmocka_unit_test(test_lookup_window),
 		cmocka_unit_test(test_env_refusals_change_nothing),
 		cmocka_unit_test(test_callbacks),
 	};

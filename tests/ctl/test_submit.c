@@ -1,5 +1,5 @@
-/* sb_submit with err == NULL (documented optional): a failing sbatch, a
- * bad spec and a bad SB_LOOKUP_WINDOW return -1 without touching err. */
+/* sb_submit with err == NULL (documented optional): a failing sbatch and a
+ * bad spec return -1 without touching err. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,9 +11,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ctl/submit.h"
+#include "sbench/context.h"
+#include "sbench/submit.h"
 
 static char tmp[] = "/tmp/sb-test-submit-XXXXXX";
+static struct sb_ctx *ctx;
 
 static void write_file(const char *name, const char *text, mode_t mode)
 {
@@ -46,12 +48,15 @@ static int setup(void **state)
 	write_file("spec.yaml", "name: t\ncommand: [true]\nparameters:\n  x: [1, 2]\n", 0644);
 	write_file("bad.yaml", "name: t\ncommand: [true]\nparamters: {x: [1]}\n", 0644);
 	setenv("PATH", strcat(buf, ":/usr/bin:/bin"), 1);
+	if ((ctx = sb_ctx_create(NULL)) == NULL)
+		return -1;
 	snprintf(buf, sizeof(buf), "%s/runs", tmp);
-	setenv("SB_ROOT", buf, 1);
+	if (sb_ctx_set_root(ctx, buf, NULL) < 0)
+		return -1;
 	snprintf(buf, sizeof(buf), "%s/index.sqlite", tmp);
-	setenv("SB_INDEX", buf, 1);
-	setenv("SB_AGENT", "/bin/true", 1);
-	setenv("SB_LOOKUP_WINDOW", "0", 1);
+	if (sb_ctx_set_index(ctx, buf, NULL) < 0 || sb_ctx_set_agent(ctx, "/bin/true", NULL) < 0 ||
+	    sb_ctx_set_lookup_window(ctx, 0, NULL) < 0)
+		return -1;
 	return 0;
 }
 
@@ -60,6 +65,7 @@ static int teardown(void **state)
 	char cmd[300];
 
 	(void)state;
+	sb_ctx_destroy(ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -67,13 +73,12 @@ static int teardown(void **state)
 static int submit(const char *spec)
 {
 	char path[256];
-	struct sb_submit_opts o = { .spec_path = path };
-	struct sb_submit_result res;
-	int usage = 0, rc;
+	struct sb_submit_result *res;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", tmp, spec);
-	rc = sb_submit(&o, &res, &usage, NULL);
-	sb_submit_result_release(&res);
+	rc = sb_submit(ctx, path, NULL, &res, NULL);
+	sb_submit_result_destroy(res);
 	return rc;
 }
 
@@ -94,20 +99,11 @@ static void test_bad_spec_without_err(void **state)
 	assert_int_equal(submit("missing.yaml"), -1);
 }
 
-static void test_bad_window_without_err(void **state)
-{
-	(void)state;
-	setenv("SB_LOOKUP_WINDOW", "soon", 1);
-	assert_int_equal(submit("spec.yaml"), -1);
-	setenv("SB_LOOKUP_WINDOW", "0", 1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_sbatch_without_err),
 		cmocka_unit_test(test_bad_spec_without_err),
-		cmocka_unit_test(test_bad_window_without_err),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -129,7 +129,7 @@ shim sbatch ''
 expect "blind: the resume exits 0 once the scheduler answers" "$?" 0
 once blind "$(jqf r.json .benchmark.digest)"
 SB_LOOKUP_WINDOW=soon "$SBCTL" submit "$spec" > /dev/null 2> b.err
-expect "a bad SB_LOOKUP_WINDOW is refused" "$?" 1
+expect "a bad SB_LOOKUP_WINDOW is refused (an input error)" "$?" 2
 expect_match "a bad SB_LOOKUP_WINDOW is named" "$(cat b.err)" "SB_LOOKUP_WINDOW 'soon' is not a number"
 unset SB_LOOKUP_WINDOW
 

@@ -1,0 +1,204 @@
+/* sbench — submitting a benchmark, rerunning some of its children,
+ * cancelling its jobs: what `sbctl submit`, `sbctl rerun` and `sbctl
+ * cancel` do, as library operations (docs/sbctl-submit.md,
+ * docs/sbctl-rerun.md, docs/benchmark-dir.md).
+ *
+ * Each operation returns an opaque struct sb_submit_result that tells what
+ * was done (the benchmark, the job arrays, whether the submit was
+ * interrupted, the chunks submitted more than once...) and renders as
+ * sbctl prints it, byte for byte: the text, or the JSON document of
+ * --json, to a stream or into a buffer.
+ *
+ * Everything an operation would take from the environment comes from the
+ * context (<sbench/context.h>; ctx must not be NULL): the root new benchmark directories go under
+ * (sb_ctx_root), the sbagent the batch scripts run (sb_ctx_agent, which
+ * must be set), the local index (sb_ctx_index), how long an sbatch of
+ * unknown outcome is looked for (sb_ctx_lookup_window).  Warnings (a spec
+ * in a repository with uncommitted changes, an unreadable MaxArraySize,
+ * another sbctl holding the benchmark's lock, an index that cannot be
+ * updated) go to the context's warning callback, one line each, without a
+ * program name in front (sbctl prints "sbctl: " before them).  The
+ * operations run the Slurm commands sbatch, squeue, sacct, scontrol and
+ * scancel found on PATH.
+ *
+ * Exactly once: each sbatch runs between a signed intent and its recorded
+ * outcome, with SIGINT, SIGTERM and SIGHUP deferred while it runs: one that
+ * arrives lets the running sbatch end, records its outcome and stops before
+ * the next chunk (sb_submit_result_interrupted, and -1).  A later submit of
+ * the same spec (or rerun) resumes: an sbatch whose outcome is unknown is
+ * first looked up by its job name.  Concurrent submits of one benchmark are
+ * serialised by its lock.
+ *
+ * Thread safety: the operations change the process's signal mask while an
+ * sbatch runs; call them from one thread at a time.  A result may be read
+ * and rendered from any thread, by one thread at a time. */
+#ifndef SBENCH_SUBMIT_H
+#define SBENCH_SUBMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sbench/context.h"
+#include "sbench/error.h"
+#include "sbench/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sb_submit_result;
+
+/* The options of sb_submit.  Zero-initialise it (= { 0 }): all zeros are
+ * the defaults, also for fields a later version adds. */
+struct sb_submit_opts {
+	/* Plan, lay out the job arrays and write their batch scripts into the
+	 * result only: nothing is created, nothing submitted (the text
+	 * rendering is that of `sbctl submit --dry-run`). */
+	bool dry_run;
+};
+
+/* The options of sb_rerun; zero-initialise it too. */
+struct sb_rerun_opts {
+	bool dry_run;   /* as for sb_submit: what would be submitted, nothing done */
+};
+
+/* Plans the spec at spec_path, creates its benchmark directory under
+ * sb_ctx_root(ctx) (or finds it there: the same spec again is
+ * already_submitted and submits nothing), writes the jobs and submits each
+ * chunk as a job array, exactly once.  opts may be NULL (the defaults).
+ *
+ * On 0, *res is the result (free it with sb_submit_result_destroy).  On -1,
+ * err says why, and *res is a result describing what was done when the
+ * benchmark directory was reached (how many job arrays are submitted, so
+ * that a caller can say that running it again continues), else NULL.
+ * err->code:
+ *   SB_ERR_NOT_FOUND  the spec file does not exist
+ *   SB_ERR_INPUT      the spec cannot be read or is bad; the benchmark
+ *                     directory is refused (owned by someone else, writable
+ *                     by others)
+ *   SB_ERR_RUNTIME    sbatch refused a chunk, was interrupted or its
+ *                     outcome is unknown and neither squeue nor sacct
+ *                     answered; the directory cannot be written; the
+ *                     context names no sbagent
+ *   SB_ERR_NOMEM      out of memory */
+int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
+	      struct sb_submit_result **res, struct sb_error *err);
+
+/* Submits a new attempt for the children of the benchmark that bench names
+ * (a path, a name or a digest prefix, as sb_bench_find) whose class is one
+ * of classes: a comma-separated list of class names ("failed,killed"; any
+ * of failed, killed, incomplete, stale, missing, partial, inconsistent,
+ * invalid).  The classes are those of a status computed with the
+ * scheduler's answers and sb_ctx_settle(ctx) (which records reconciled
+ * outcomes, as `sbctl status` does).  When the latest attempt was left
+ * half-submitted, it is resumed instead (sb_submit_result_resumed) and the
+ * children chosen now wait for the next rerun.  No child in those classes
+ * is a success with no job (sb_submit_result_job_count 0).  Earlier
+ * attempts stay in the record.  opts may be NULL.
+ *
+ * *res and err as for sb_submit; err->code SB_ERR_INPUT also for a class
+ * list that names no class, or a class that cannot be rerun (succeeded,
+ * running, pending), and for a benchmark directory that is refused;
+ * SB_ERR_NOT_FOUND when bench names no benchmark. */
+int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
+	     const struct sb_rerun_opts *opts, struct sb_submit_result **res,
+	     struct sb_error *err);
+
+/* Cancels (scancel) every job array of the benchmark bench names that still
+ * has pending or running tasks, then records a signed cancel record for
+ * each, so that children cancelled while pending are classified killed.
+ * The cancelled arrays are the result's jobs (sb_submit_result_job_count 0:
+ * nothing was active).  *res and err as for sb_submit (SB_ERR_RUNTIME when
+ * squeue or scancel fails). */
+int sb_cancel(const struct sb_ctx *ctx, const char *bench, struct sb_submit_result **res,
+	      struct sb_error *err);
+
+/* Frees a result; accepts NULL. */
+void sb_submit_result_destroy(struct sb_submit_result *res);
+
+/* ---- what a result says --------------------------------------------- */
+
+/* The benchmark: borrowed strings that live as long as res.  dir is
+ * absolute; digest is 64 lowercase hex digits. */
+const char *sb_submit_result_name(const struct sb_submit_result *res);
+const char *sb_submit_result_digest(const struct sb_submit_result *res);
+const char *sb_submit_result_dir(const struct sb_submit_result *res);
+
+/* A dry run: nothing was done (no job). */
+bool sb_submit_result_dry_run(const struct sb_submit_result *res);
+/* sb_submit: every chunk was found submitted before; nothing submitted. */
+bool sb_submit_result_already_submitted(const struct sb_submit_result *res);
+/* Another sbctl (or program) held the benchmark's lock, and this call
+ * waited for it. */
+bool sb_submit_result_waited(const struct sb_submit_result *res);
+/* sb_rerun: the latest attempt was resumed instead of a new one. */
+bool sb_submit_result_resumed(const struct sb_submit_result *res);
+/* The interrupt signal (SIGINT, SIGTERM, SIGHUP) that stopped the submit
+ * after recording the outcome of the sbatch that ran; 0: none. */
+int sb_submit_result_interrupted(const struct sb_submit_result *res);
+/* On failure: it happened while the attempt's jobs were written or its
+ * chunks submitted, so the same call made again continues (a half-written
+ * jobs directory is cleaned up, the exactly-once records resume the
+ * submission). */
+bool sb_submit_result_resumable(const struct sb_submit_result *res);
+/* The chunks (job arrays) of the attempt submitted, submitted or not. */
+size_t sb_submit_result_chunk_count(const struct sb_submit_result *res);
+
+/* The job arrays: for a submit or a rerun, one per chunk submitted now or
+ * found submitted before, in chunk order; for a cancel, the arrays
+ * cancelled.  i < sb_submit_result_job_count. */
+size_t sb_submit_result_job_count(const struct sb_submit_result *res);
+const char *sb_submit_result_job_id(const struct sb_submit_result *res, size_t i);
+/* The --array value ("0-11%4"); "" for a cancel. */
+const char *sb_submit_result_job_array(const struct sb_submit_result *res, size_t i);
+/* The attempt and chunk numbers of the array. */
+int64_t sb_submit_result_job_attempt(const struct sb_submit_result *res, size_t i);
+int64_t sb_submit_result_job_chunk(const struct sb_submit_result *res, size_t i);
+/* The child index of each task id of the array (*n of them; none for a
+ * cancel); borrowed. */
+const size_t *sb_submit_result_job_children(const struct sb_submit_result *res, size_t i,
+					    size_t *n);
+/* Submitted by this call's sbatch (else found submitted before). */
+bool sb_submit_result_job_submitted_now(const struct sb_submit_result *res, size_t i);
+/* Found by its name after an sbatch whose outcome was unknown. */
+bool sb_submit_result_job_recovered(const struct sb_submit_result *res, size_t i);
+
+/* The chunks submitted more than once (by whatever cause: an sbatch that
+ * went on after its sbctl died, a lost log), which run their children
+ * twice: by attempt then chunk, each with its distinct job ids in numeric
+ * order.  d < sb_submit_result_duplicate_count, k <
+ * sb_submit_result_duplicate_job_count. */
+size_t sb_submit_result_duplicate_count(const struct sb_submit_result *res);
+int64_t sb_submit_result_duplicate_attempt(const struct sb_submit_result *res, size_t d);
+int64_t sb_submit_result_duplicate_chunk(const struct sb_submit_result *res, size_t d);
+size_t sb_submit_result_duplicate_job_count(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_duplicate_job_id(const struct sb_submit_result *res, size_t d,
+					      size_t k);
+
+/* ---- rendering ------------------------------------------------------- */
+
+/* Renders res as sbctl prints it on its standard output (flushed, not
+ * closed), byte for byte:
+ *   SB_FORMAT_TEXT  `sbctl submit` (`--dry-run`: the plan, the sbatch
+ *                   command line, the batch script and the task map of
+ *                   every chunk), `sbctl rerun`, `sbctl cancel`
+ *   SB_FORMAT_JSON  the --json document (docs/sbctl-submit.md); for a dry
+ *                   run, the document with no job
+ * -1 with err: SB_ERR_INPUT for SB_FORMAT_CSV or an unknown format,
+ * SB_ERR_RUNTIME when out could not be written, SB_ERR_NOMEM. */
+int sb_submit_render(const struct sb_submit_result *res, enum sb_format format, FILE *out,
+		     struct sb_error *err);
+
+/* The same into a malloc'd NUL-terminated buffer: on 0, *buf holds *len
+ * bytes (len may be NULL) and the caller frees it with free(3); on -1,
+ * *buf is NULL. */
+int sb_submit_render_buffer(const struct sb_submit_result *res, enum sb_format format,
+			    char **buf, size_t *len, struct sb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
