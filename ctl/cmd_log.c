@@ -74,7 +74,7 @@ int cmd_log(int argc, char **argv)
 			fputs(log_usage, stdout);
 			return SB_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
-			o.format = SB_LOGVIEW_JSON;
+			o.format = SB_FORMAT_JSON;
 		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
 			o.key_path = argv[++i];
 		} else if (!strncmp(argv[i], "--key=", 6)) {

@@ -75,7 +75,7 @@ int cmd_plan(int argc, char **argv)
 			fprintf(stderr, "sbctl: %s\n", msg);
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	rc = sb_plan_render(plan, json ? SB_PLAN_JSON : SB_PLAN_TEXT, stdout, &err);
+	rc = sb_plan_render(plan, json ? SB_FORMAT_JSON : SB_FORMAT_TEXT, stdout, &err);
 	sb_plan_destroy(plan);
 	sb_spec_destroy(spec);
 	if (rc < 0) {

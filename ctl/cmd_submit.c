@@ -204,7 +204,7 @@ int cmd_rerun(int argc, char **argv)
 		"Submits a new attempt for the children whose class is one of CLASS\n"
 		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
 		"invalid).  Earlier attempts stay in the record.\n";
-	struct sb_status_opts so = { .ctx = sb_cli_ctx(), .settle_s = 10, .record_outcomes = true };
+	struct sb_status_cfg so = { .ctx = sb_cli_ctx(), .settle_s = 10, .record_outcomes = true };
 	struct sb_submit_result res;
 	struct sb_status st;
 	struct sb_error err;

@@ -288,20 +288,20 @@ static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *ou
 	return 0;
 }
 
-int sb_plan_render(const struct sb_plan *plan, enum sb_plan_format format, FILE *out,
+int sb_plan_render(const struct sb_plan *plan, enum sb_format format, FILE *out,
 		   struct sb_error *err)
 {
 	struct sb_child *ch = NULL;
 	int rc;
 
-	if (format != SB_PLAN_TEXT && format != SB_PLAN_JSON)
+	if (format != SB_FORMAT_TEXT && format != SB_FORMAT_JSON)
 		return sb_error_set(err, SB_ERR_INPUT, "unknown plan format %d", (int)format);
-	if (format == SB_PLAN_TEXT && (ch = sb_child_create()) == NULL)
+	if (format == SB_FORMAT_TEXT && (ch = sb_child_create()) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	/* planning may have started threads, which makes every stdio call
 	 * lock: hold the lock once, and write with the _unlocked calls */
 	flockfile(out);
-	rc = format == SB_PLAN_JSON ? print_json(plan, out, err) : print_table(plan, ch, out, err);
+	rc = format == SB_FORMAT_JSON ? print_json(plan, out, err) : print_table(plan, ch, out, err);
 	funlockfile(out);
 	sb_child_destroy(ch);
 	if (fflush(out) != 0 && rc == 0)
@@ -309,7 +309,7 @@ int sb_plan_render(const struct sb_plan *plan, enum sb_plan_format format, FILE 
 	return rc;
 }
 
-int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_plan_format format, char **buf,
+int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_format format, char **buf,
 			  size_t *len, struct sb_error *err)
 {
 	size_t n = 0;
