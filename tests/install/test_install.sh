@@ -38,14 +38,15 @@ if grep -v '^sb_' "$work/exported" | grep -q .; then
 fi
 {
 	for h in "$P"/include/sbench/*.h; do echo "#include <sbench/${h##*/}>"; done
-	echo "int main(void) {"
-	sed 's/.*/\t(void)\&&;/' "$work/exported"
-	echo "\treturn 0;"
+	echo "int main(void)"
+	echo "{"
+	sed 's/.*/	(void)\&&;/' "$work/exported"
+	echo "	return 0;"
 	echo "}"
 } >"$work/exports.c"
 cc -std=c11 -Wall -Werror -Werror=implicit-function-declaration -c -I"$P/include" \
 	-o "$work/exports.o" "$work/exports.c" 2>"$work/exports.err" ||
-	{ grep -o "'sb_[a-z0-9_]*' undeclared" "$work/exports.err" | head >&2
+	{ head -20 "$work/exports.err" >&2
 	  fail "libsbench.so exports symbols that no installed header declares"; }
 cmake -DTEMPLATE="$SB_SRC/ctl/libsbench.map" -DHEADER_DIR="$P/include/sbench" -DOUT="$work/declared.map" \
 	-P "$SB_SRC/ctl/libsbench-map.cmake" || fail "cannot list the functions of the installed headers"
