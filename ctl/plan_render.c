@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ctl/plan_json.h"
+#include "ctl/render.h"
 #include "proto/json.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
@@ -309,25 +310,13 @@ int sb_plan_render(const struct sb_plan *plan, enum sb_format format, FILE *out,
 	return rc;
 }
 
+static int render(const void *obj, int format, FILE *out, struct sb_error *err)
+{
+	return sb_plan_render(obj, (enum sb_format)format, out, err);
+}
+
 int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_format format, char **buf,
 			  size_t *len, struct sb_error *err)
 {
-	size_t n = 0;
-	FILE *f;
-	int rc;
-
-	*buf = NULL;
-	if ((f = open_memstream(buf, &n)) == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	rc = sb_plan_render(plan, format, f, err);
-	if (fclose(f) != 0 && rc == 0)
-		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	if (rc < 0) {
-		free(*buf);
-		*buf = NULL;
-		return -1;
-	}
-	if (len)
-		*len = n;
-	return 0;
+	return sb_render_buffer(render, plan, (int)format, buf, len, err);
 }
