@@ -179,7 +179,8 @@ static void print_tail(FILE *out, const char *path, int n)
 			break;
 	if (got == 0)
 		return;
-	for (char *save, *line = strtok_r(buf + i, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+	for (char *save, *line = strtok_r(buf + i, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
 		fprintf(out, "      | %.200s\n", line);
 }
 

@@ -107,7 +107,8 @@ struct sb_logview_summary {
  *   SB_ERR_NOT_FOUND  path does not exist; the child is not one of the
  *                     benchmark's children
  *   SB_ERR_INPUT      a format other than text and JSON; a head with a
- *                     directory, or a bad head; a child with a single file, or outside a benchmark directory with a
+ *                     directory, or a bad head; a child with a single
+ *                     file, or outside a benchmark directory with a
  *                     benchmark record; no key (path in no benchmark
  *                     directory and no key_path); a key file refused or
  *                     unreadable
