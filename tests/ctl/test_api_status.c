@@ -4,6 +4,7 @@
  * that tests/ctl/test_api_status.sh made on the fake Slurm:
  *   SB_API_BENCH  a finished benchmark: child 0 exit 0, child 1 exit 3
  *   SB_API_BUSY   a benchmark whose only child sleeps (still running)
+ *   SB_API_TAMPERED  a copy of SB_API_BENCH whose record names another digest
  *   SB_API_OUT    a directory holding what sbctl printed for SB_API_BENCH:
  *                 status.txt, status.json, status-offline.json,
  *                 analyze.txt, analyze.json, analyze.csv, list.txt,
@@ -80,9 +81,9 @@ static int setup(void **state)
 
 	(void)state;
 	if (getenv("SB_API_BENCH") == NULL || getenv("SB_API_OUT") == NULL ||
-	    getenv("SB_API_BUSY") == NULL) {
+	    getenv("SB_API_BUSY") == NULL || getenv("SB_API_TAMPERED") == NULL) {
 		fprintf(stderr, "run by tests/ctl/test_api_status.sh (SB_API_BENCH, SB_API_BUSY, "
-			"SB_API_OUT)\n");
+			"SB_API_TAMPERED, SB_API_OUT)\n");
 		return -1;
 	}
 	if ((ctx = sb_ctx_create(&err)) == NULL || sb_ctx_load_env(ctx, environ, &err) < 0 ||
@@ -344,6 +345,28 @@ static void test_index_and_output(void **state)
 	assert_int_equal(warnings, 0);
 }
 
+/* A record whose spec plans to another digest is a broken benchmark, every
+ * time it is asked (the second call once took the wrong plan it kept). */
+static void test_broken_record(void **state)
+{
+	struct sb_error err = { 0 };
+	struct sb_status *st;
+	struct sb_bench *b;
+	int i;
+
+	(void)state;
+	b = sb_bench_open(getenv("SB_API_TAMPERED"), &err);
+	assert_non_null(b);
+	for (i = 0; i < 2; i++) {
+		err = (struct sb_error){ 0 };
+		assert_int_equal(sb_status_compute(ctx, b, NULL, &st, &err), -1);
+		assert_int_equal(err.code, SB_ERR_RUNTIME);
+		assert_non_null(strstr(err.msg, "plans to digest"));
+		assert_null(st);
+	}
+	sb_bench_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_analyze),
 		cmocka_unit_test(test_index_and_output),
+		cmocka_unit_test(test_broken_record),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

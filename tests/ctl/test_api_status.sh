@@ -2,7 +2,7 @@
 # The public status, wait, analyze, index and output API against sbctl:
 # two benchmarks on the fake Slurm (one finished, child 0 exit 0 with a
 # metric, child 1 exit 3; one still running), what sbctl prints for them,
-# then tests/test_api_status (cmocka, linked against libsbench.so) calls
+# and a copy with a broken record, then tests/test_api_status (cmocka, linked against libsbench.so) calls
 # the library directly and compares every renderer's bytes with sbctl's.
 . "$(dirname "$0")/../e2e/lib.sh"
 
@@ -35,7 +35,15 @@ expect "sbctl status: exit 3" "$?" 3
 expect "the CLI's status: child 1 failed" "$(jq -r '.children[1].class' "$out/status.json")" failed
 expect "the CLI's analysis: the score" "$(jq -c '.groups[0].metrics.score.mean' "$out/analyze.json")" 7
 
-SB_API_BENCH=$dir SB_API_BUSY=$busy SB_API_OUT=$out "$SB_BUILD/tests/test_api_status" > api.out 2> api.err
+# a copy whose record names another digest than its spec plans to
+tampered=$T_ROOT/tampered
+cp -a "$dir" "$tampered"
+digest=$(jq -r .benchmark.digest "$out/status.json")
+other=$( [ "${digest:0:1}" = 0 ] && echo 1 || echo 0 )${digest:1}
+perl -0777 -pi -e "s/$digest/$other/" "$tampered/benchmark.msgpack"
+expect "the tampered copy names another digest" "$(grep -c "$other" "$tampered/benchmark.msgpack")" 1
+
+SB_API_BENCH=$dir SB_API_BUSY=$busy SB_API_TAMPERED=$tampered SB_API_OUT=$out "$SB_BUILD/tests/test_api_status" > api.out 2> api.err
 rc=$?
 cat api.out api.err
 expect "test_api_status passes" "$rc" 0
