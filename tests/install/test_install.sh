@@ -121,6 +121,29 @@ got=$("$work/prog-pc" "$SB_SRC/examples/demo-sweep.yaml")
 [ "$got" = "$want" ] || fail "pkg-config program printed '$got', want '$want'"
 ldd "$work/prog-pc" | grep -q "$P/lib/libsbench.so" || fail "pkg-config program not linked to the installed library"
 
+# the headers are C++-safe: a C++ program links against the C symbols
+# (a header without extern "C" would make it look for mangled names)
+cat >"$work/prog.cc" <<'CC'
+#include <sbench/sbench.h>
+int main()
+{
+	struct sb_error err = {};
+	struct sb_ctx *ctx = sb_ctx_create(&err);
+	int ok = ctx != nullptr && sb_version() != nullptr &&
+		 sb_class_name(SB_CLASS_FAILED)[0] == 'f' && sb_error_code_name(SB_ERR_TIMEOUT)[0] == 't';
+	sb_ctx_destroy(ctx);
+	sb_spec_destroy(nullptr);
+	struct sb_key key = {};
+	sb_key_cleanse(&key);
+	ok = ok && sb_log_tail_name(SB_LOG_TAIL_OK) != nullptr;
+	return ok ? 0 : 1;
+}
+CC
+# shellcheck disable=SC2046
+c++ -std=c++11 -Wall -Werror -o "$work/prog-cxx" "$work/prog.cc" $(pkg-config --cflags --libs sbench) \
+	-Wl,-rpath,"$P/lib" || fail "a C++ program cannot use the installed headers"
+"$work/prog-cxx" || fail "the C++ program failed"
+
 # and with CMake's find_package
 mkdir "$work/cm"
 cp "$work/prog.c" "$work/cm/"
