@@ -142,7 +142,8 @@ size_t sb_status_outcomes_recorded(const struct sb_status *st);
  * is the child of index i), from its latest attempt: its class, its reason
  * (NULL for a succeeded child that has none), the Slurm JobID text of its
  * latest attempt ("123_4", NULL when never submitted), its latest attempt
- * number (-1 when it never was in any attempt).  Strings borrowed from st. */
+ * number (-1 when it never was in any attempt).  Strings borrowed from st.
+ * An i out of range gives SB_CLASS_COUNT, NULL and -1. */
 enum sb_class sb_status_child_class(const struct sb_status *st, size_t i);
 const char *sb_status_child_reason(const struct sb_status *st, size_t i);
 const char *sb_status_child_job_id(const struct sb_status *st, size_t i);
