@@ -127,8 +127,9 @@ static bool same_group(struct sb_child *x, struct sb_child *y, const struct sb_a
 	return true;
 }
 
-int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_by,
-	       char *const *metrics, size_t nmetrics, struct sb_analysis *out, struct sb_error *err)
+int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
+			size_t ngroup_by, const char *const *metrics, size_t nmetrics,
+			struct sb_analysis *out, struct sb_error *err)
 {
 	const struct sb_spec *spec = st->bench->spec;
 	const struct sb_plan *plan = st->bench->plan;
@@ -139,6 +140,7 @@ int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	out->st = st;
 	if (ch == NULL || other == NULL)
 		goto oom;
 	/* what to group by */
@@ -156,8 +158,8 @@ int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_
 		for (k = 0; k < ngroup_by; k++) {
 			int p = find_param(spec, group_by[k]);
 			if (p < 0) {
-				sb_errorf(err, "--group-by: '%s' is not a parameter of benchmark '%s'",
-					  group_by[k], st->bench->name);
+				sb_error_set(err, SB_ERR_INPUT, "'%s' is not a parameter of benchmark '%s'",
+					     group_by[k], st->bench->name);
 				goto fail;
 			}
 			out->by[out->nby++] = (size_t)p;
@@ -251,7 +253,7 @@ int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_
 	rc = 0;
 	goto done;
 oom:
-	sb_errorf(err, "out of memory");
+	sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 fail:
 	sb_analysis_release(out);
 done:
@@ -278,5 +280,105 @@ void sb_analysis_release(struct sb_analysis *a)
 	free(a->metrics);
 	free(a->groups);
 	free(a->by);
+	sb_status_destroy(a->owned);
 	memset(a, 0, sizeof(*a));
+}
+
+/* ---- the public API (include/sbench/analyze.h) ----------------------------- */
+
+int sb_analyze(const struct sb_status *st, const struct sb_analyze_opts *opts,
+	       struct sb_analysis **out, struct sb_error *err)
+{
+	static const struct sb_analyze_opts defaults;
+	struct sb_analysis *an;
+
+	*out = NULL;
+	if (st == NULL)
+		return sb_error_set(err, SB_ERR_INPUT, "no status given");
+	if (opts == NULL)
+		opts = &defaults;
+	if ((an = calloc(1, sizeof(*an))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if (sb_analysis_compute(st, opts->group_by, opts->ngroup_by, opts->metrics, opts->nmetrics,
+				an, err) < 0) {
+		free(an);
+		return -1;
+	}
+	*out = an;
+	return 0;
+}
+
+int sb_analyze_bench(const struct sb_ctx *ctx, struct sb_bench *bench,
+		     const struct sb_status_opts *status_opts,
+		     const struct sb_analyze_opts *opts, struct sb_analysis **out,
+		     struct sb_error *err)
+{
+	struct sb_status *st;
+
+	*out = NULL;
+	if (sb_status_compute(ctx, bench, status_opts, &st, err) < 0)
+		return -1;
+	if (sb_analyze(st, opts, out, err) < 0) {
+		sb_status_destroy(st);
+		return -1;
+	}
+	(*out)->owned = st;
+	return 0;
+}
+
+void sb_analysis_destroy(struct sb_analysis *an)
+{
+	sb_analysis_release(an);
+	free(an);
+}
+
+const struct sb_status *sb_analysis_status(const struct sb_analysis *an)
+{
+	return an->st;
+}
+
+size_t sb_analysis_metric_count(const struct sb_analysis *an)
+{
+	return an->nmetrics;
+}
+
+const char *sb_analysis_metric(const struct sb_analysis *an, size_t m)
+{
+	return m < an->nmetrics ? an->metrics[m] : NULL;
+}
+
+size_t sb_analysis_group_count(const struct sb_analysis *an)
+{
+	return an->ngroups;
+}
+
+size_t sb_analysis_group_first(const struct sb_analysis *an, size_t g)
+{
+	return g < an->ngroups ? an->groups[g].first : 0;
+}
+
+size_t sb_analysis_group_succeeded(const struct sb_analysis *an, size_t g)
+{
+	return g < an->ngroups ? an->groups[g].n : 0;
+}
+
+size_t sb_analysis_group_class(const struct sb_analysis *an, size_t g, enum sb_class c)
+{
+	return g < an->ngroups && (unsigned)c < SB_CLASS_COUNT ? an->groups[g].classes[c] : 0;
+}
+
+int sb_analysis_stats(const struct sb_analysis *an, size_t g, size_t m,
+		      struct sb_metric_stats *out)
+{
+	const struct sb_stats *s;
+
+	if (g >= an->ngroups || m >= an->nmetrics)
+		return -1;
+	s = &an->groups[g].stats[m];
+	if (s->n == 0) {
+		*out = (struct sb_metric_stats){ 0, NAN, NAN, NAN, NAN, NAN };
+		return 0;
+	}
+	*out = (struct sb_metric_stats){ s->n, s->mean, s->stddev, s->min, s->median, s->max };
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "ctl/status.h"
+#include "sbench/analyze.h"
 
 struct sb_stats {
 	size_t n;
@@ -21,6 +22,8 @@ struct sb_group {
 };
 
 struct sb_analysis {
+	const struct sb_status *st; /* the status analysed */
+	struct sb_status *owned;    /* the same when the analysis owns it */
 	size_t *by;                 /* parameter indices grouped by */
 	size_t nby;
 	char **metrics;             /* metric names analysed, in output order */
@@ -29,11 +32,13 @@ struct sb_analysis {
 	size_t ngroups;
 };
 
-/* Groups and aggregates.  group_by / metrics: NULL for the spec's analysis
- * section (default every parameter, and every metric found), else names.
- * -1 with err for an unknown parameter name. */
-int sb_analyze(const struct sb_status *st, char *const *group_by, size_t ngroup_by,
-	       char *const *metrics, size_t nmetrics, struct sb_analysis *out, struct sb_error *err);
+/* Groups and aggregates into out, which borrows st.  group_by / metrics:
+ * NULL for the spec's analysis section (default every parameter, and every
+ * metric found), else names.  -1 with err: SB_ERR_INPUT "'NAME' is not a
+ * parameter of benchmark 'B'" for an unknown parameter name, SB_ERR_NOMEM. */
+int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
+			size_t ngroup_by, const char *const *metrics, size_t nmetrics,
+			struct sb_analysis *out, struct sb_error *err);
 
 void sb_analysis_release(struct sb_analysis *a);
 

@@ -412,7 +412,8 @@ static char *find_dir(const char *path, struct sb_error *err)
 	char *slash;
 
 	if (realpath(path, real) == NULL) {
-		sb_errorf(err, "cannot open benchmark '%s': %s", path, strerror(errno));
+		sb_error_set(err, errno == ENOENT || errno == ENOTDIR ? SB_ERR_NOT_FOUND : SB_ERR_INPUT,
+			     "cannot open benchmark '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -424,8 +425,8 @@ static char *find_dir(const char *path, struct sb_error *err)
 			break;
 		*slash = '\0';
 	}
-	sb_errorf(err, "'%s' is not in a benchmark directory (no %s found in it or above it)",
-		  path, SB_BENCH_RECORD);
+	sb_error_set(err, SB_ERR_NOT_FOUND, "'%s' is not in a benchmark directory (no %s found "
+		     "in it or above it)", path, SB_BENCH_RECORD);
 	return NULL;
 }
 
@@ -508,9 +509,19 @@ fail:
 
 struct sb_bench *sb_bench_open(const char *path, struct sb_error *err)
 {
+	struct sb_error e = { 0 };
+	struct sb_bench *b;
 	int refused = 0;
 
-	return open_bench(path, &refused, err);
+	b = open_bench(path, &refused, &e);
+	if (b == NULL && err) {
+		/* nothing there: not found; anything else (refused, a record that
+		 * cannot be read or decoded) is a benchmark sbench will not use */
+		*err = e;
+		if (e.code != SB_ERR_NOMEM && (refused || e.code != SB_ERR_NOT_FOUND))
+			err->code = SB_ERR_INPUT;
+	}
+	return b;
 }
 
 int sb_bench_plan(struct sb_bench *b, struct sb_error *err)
@@ -524,14 +535,23 @@ int sb_bench_plan(struct sb_bench *b, struct sb_error *err)
 	if (b->spec == NULL)
 		return -1;
 	b->plan = sb_plan_create(b->spec, err);
-	if (b->plan == NULL)
-		return -1;
-	if (strcmp(sb_plan_benchmark_digest_hex(b->plan), b->digest) != 0 ||
-	    sb_plan_count(b->plan) != b->children)
-		return sb_errorf(err, "benchmark '%s': its recorded spec plans to digest %s, not the "
-				 "recorded %s (a different sbctl version, or a changed record)",
-				 b->dir, sb_plan_benchmark_digest_hex(b->plan), b->digest);
-	return 0;
+	if (b->plan != NULL && (strcmp(sb_plan_benchmark_digest_hex(b->plan), b->digest) != 0 ||
+				sb_plan_count(b->plan) != b->children))
+		sb_errorf(err, "benchmark '%s': its recorded spec plans to digest %s, not the "
+			  "recorded %s (a different sbctl version, or a changed record)",
+			  b->dir, sb_plan_benchmark_digest_hex(b->plan), b->digest);
+	else if (b->plan != NULL)
+		return 0;
+	/* a recorded spec that does not plan is a broken benchmark, not the
+	 * caller's input; a later call tries again, and never takes a wrong
+	 * plan for the record's */
+	if (err && err->code != SB_ERR_NOMEM)
+		err->code = SB_ERR_RUNTIME;
+	sb_plan_destroy(b->plan);
+	sb_spec_destroy(b->spec);
+	b->plan = NULL;
+	b->spec = NULL;
+	return -1;
 }
 
 void sb_bench_destroy(struct sb_bench *b)

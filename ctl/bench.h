@@ -77,7 +77,8 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 struct sb_bench *sb_bench_open(const char *path, struct sb_error *err);
 
 /* Loads the recorded spec, plans it and checks that it gives the recorded
- * digest. */
+ * digest (once: a planned benchmark stays planned).  -1 with SB_ERR_RUNTIME
+ * (or SB_ERR_NOMEM) when it does not, and the benchmark is left unplanned. */
 int sb_bench_plan(struct sb_bench *b, struct sb_error *err);
 
 void sb_bench_destroy(struct sb_bench *b);

@@ -16,6 +16,18 @@ const char *sb_class_name(enum sb_class c)
 	return (unsigned)c < SB_CLASS_COUNT ? class_names[c] : "?";
 }
 
+int sb_class_parse(const char *name, enum sb_class *out)
+{
+	size_t k;
+
+	for (k = 0; name && k < SB_CLASS_COUNT; k++)
+		if (!strcmp(name, class_names[k])) {
+			*out = (enum sb_class)k;
+			return 0;
+		}
+	return -1;
+}
+
 static char oom_reason[] = "(out of memory for the reason)";
 
 static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)

@@ -10,24 +10,7 @@
 
 #include "ctl/sched.h"
 #include "sbench/log.h"
-
-/* In the order of the contract's "counts" object. */
-enum sb_class {
-	SB_CLASS_SUCCEEDED,
-	SB_CLASS_FAILED,
-	SB_CLASS_KILLED,
-	SB_CLASS_INCOMPLETE,
-	SB_CLASS_STALE,
-	SB_CLASS_MISSING,
-	SB_CLASS_PARTIAL,
-	SB_CLASS_INCONSISTENT,
-	SB_CLASS_INVALID,
-	SB_CLASS_PENDING,
-	SB_CLASS_RUNNING,
-	SB_CLASS_COUNT
-};
-
-const char *sb_class_name(enum sb_class c);
+#include "sbench/status.h" /* enum sb_class, sb_class_name */
 
 /* What the run's verified log records show.  The strings are owned by
  * whoever fills the struct (ctl/status.c allocates them: none has a length

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctl/bench.h"
 #include "ctl/commands.h"
+#include "sbench/bench.h"
 #include "sbench/logview.h"
 
 static const char log_usage[] =
@@ -74,7 +74,7 @@ int cmd_log(int argc, char **argv)
 			fputs(log_usage, stdout);
 			return SB_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
-			o.format = SB_LOGVIEW_JSON;
+			o.format = SB_FORMAT_JSON;
 		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
 			o.key_path = argv[++i];
 		} else if (!strncmp(argv[i], "--key=", 6)) {
@@ -117,7 +117,7 @@ int cmd_log(int argc, char **argv)
 			fprintf(stderr, "sbctl log: %s\n", err.msg);
 			return SB_EXIT_USAGE;
 		}
-		benchdir = strdup(b->dir);
+		benchdir = strdup(sb_bench_dir(b));
 		sb_bench_destroy(b);
 		if (benchdir == NULL) {
 			fputs("sbctl log: out of memory\n", stderr);

@@ -1,41 +1,35 @@
 /* sbctl output BENCH CHILD: a child's Slurm stdout and stderr, from its run
- * directory (every attempt and restart, oldest first). */
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
+ * directory (every attempt and restart, oldest first): sb_bench_output
+ * finds them. */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "ctl/bench.h"
 #include "ctl/commands.h"
 #include "ctl/numarg.h"
+#include "sbench/sbench.h"
 
-struct entry {
-	char name[256];
-	long long mtime_ns;
-};
-
-static int by_time(const void *a, const void *b)
+static void copy_file(const char *path)
 {
-	const struct entry *x = a, *y = b;
-	if (x->mtime_ns != y->mtime_ns)
-		return (x->mtime_ns > y->mtime_ns) - (x->mtime_ns < y->mtime_ns);
-	return strcmp(x->name, y->name);
+	char buf[65536];
+	size_t r;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return;
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, r, stdout);
+	fclose(f);
 }
 
 int cmd_output(int argc, char **argv)
 {
-	struct entry *v = NULL;
 	struct sb_bench *b;
 	struct sb_error err;
-	struct dirent *d;
-	char dir[PATH_MAX], path[PATH_MAX + 300], buf[65536];
-	size_t n = 0, i, r;
+	char *dir, **files;
 	uint64_t child;
-	DIR *dp;
+	size_t i, n;
+	int rc;
 
 	if (argc != 3 || argv[1][0] == '-') {
 		int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
@@ -51,51 +45,20 @@ int cmd_output(int argc, char **argv)
 		fprintf(stderr, "sbctl output: %s\n", err.msg);
 		return SB_EXIT_USAGE;
 	}
-	if (child >= b->children) {
-		fprintf(stderr, "sbctl output: CHILD must be a child index: benchmark %s has children "
-			"0 to %zu, not %llu\n", b->name, b->children - 1, (unsigned long long)child);
-		sb_bench_destroy(b);
-		return SB_EXIT_USAGE;
-	}
-	snprintf(dir, sizeof(dir), "%s/runs/%llu", b->dir, (unsigned long long)child);
+	rc = sb_bench_output(b, (size_t)child, &dir, &files, &n, &err);
 	sb_bench_destroy(b);
-	dp = opendir(dir);
-	if (dp == NULL) {
-		fprintf(stderr, "sbctl output: cannot read '%s': %s\n", dir, strerror(errno));
-		return SB_EXIT_RUNTIME;
+	if (rc < 0) {
+		fprintf(stderr, "sbctl output: %s%s\n", err.code == SB_ERR_NOT_FOUND
+			? "CHILD must be a child index: " : "", err.msg);
+		return sb_cli_exit(&err);
 	}
-	while ((d = readdir(dp)) != NULL) {
-		struct stat st;
-		size_t len = strlen(d->d_name);
-		if (strncmp(d->d_name, "slurm-", 6) != 0 || len < 10 || len >= sizeof(v->name) ||
-		    (strcmp(d->d_name + len - 4, ".out") && strcmp(d->d_name + len - 4, ".err")))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (stat(path, &st) < 0)
-			continue;
-		struct entry *nv = realloc(v, (n + 1) * sizeof(*v));
-		if (nv == NULL)
-			break;
-		v = nv;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", d->d_name);
-		v[n].mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-		n++;
-	}
-	closedir(dp);
 	if (n == 0)
 		printf("no Slurm output yet in %s\n", dir);
-	qsort(v, n, sizeof(*v), by_time);
 	for (i = 0; i < n; i++) {
-		FILE *f;
-		snprintf(path, sizeof(path), "%s/%s", dir, v[i].name);
-		printf("== %s\n", path);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, r, stdout);
-		fclose(f);
+		printf("== %s\n", files[i]);
+		copy_file(files[i]);
 	}
-	free(v);
+	sb_free(files);
+	sb_free(dir);
 	return fflush(stdout) == 0 ? SB_EXIT_OK : SB_EXIT_RUNTIME;
 }

@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "ctl/commands.h"
-#include "ctl/provenance.h"
-#include "sbench/plan.h"
-#include "sbench/spec.h"
+#include "sbench/sbench.h"
 
 static void usage(FILE *out)
 {
@@ -68,14 +66,13 @@ int cmd_plan(int argc, char **argv)
 	for (i = 0; (size_t)i < sb_plan_warning_count(plan); i++)
 		fprintf(stderr, "%s\n", sb_plan_warning(plan, (size_t)i));
 	{
-		struct sb_provenance prov;
-		char msg[SB_ERROR_MAX];
-		sb_provenance_collect(path, &prov);
-		if (sb_provenance_dirty_warning(&prov, path, msg, sizeof(msg)))
+		char *msg = sb_spec_dirty_warning(path);
+		if (msg)
 			fprintf(stderr, "sbctl: %s\n", msg);
+		sb_free(msg);
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	rc = sb_plan_render(plan, json ? SB_PLAN_JSON : SB_PLAN_TEXT, stdout, &err);
+	rc = sb_plan_render(plan, json ? SB_FORMAT_JSON : SB_FORMAT_TEXT, stdout, &err);
 	sb_plan_destroy(plan);
 	sb_spec_destroy(spec);
 	if (rc < 0) {

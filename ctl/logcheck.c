@@ -45,6 +45,9 @@ static int check_args(struct check *c, struct sb_error *err)
 
 	if (c->path == NULL)
 		return sb_error_set(err, SB_ERR_INPUT, "no path given");
+	if (c->o->format != SB_FORMAT_TEXT && c->o->format != SB_FORMAT_JSON)
+		return sb_error_set(err, SB_ERR_INPUT, "logs are rendered as text or JSON, not "
+				    "format %d", (int)c->o->format);
 	if (stat(c->path, &st) < 0)
 		return sb_error_set(err, errno == ENOENT || errno == ENOTDIR ? SB_ERR_NOT_FOUND :
 				    SB_ERR_INPUT, "cannot read '%s': %s", c->path, strerror(errno));
@@ -183,7 +186,7 @@ static int list_dir(struct check *c, struct sb_error *err)
 		free(sub);
 	}
 	free(base);
-	if (c->files.n == 0 && c->out != NULL && c->o->format == SB_LOGVIEW_TEXT)
+	if (c->files.n == 0 && c->out != NULL && c->o->format == SB_FORMAT_TEXT)
 		fprintf(c->out, "no logs yet: '%s' has no records in events/ or submissions/\n",
 			c->benchdir);
 	return 0;
@@ -204,7 +207,7 @@ static int list_files(struct check *c, struct sb_error *err)
 		return -1;
 	if (c->o->has_child) {
 		sb_logfiles_keep_child(&c->files, c->o->child);
-		if (c->files.n == 0 && c->out != NULL && c->o->format == SB_LOGVIEW_TEXT)
+		if (c->files.n == 0 && c->out != NULL && c->o->format == SB_FORMAT_TEXT)
 			fprintf(c->out, "no logs yet: child %" PRId64 " has no log in '%s'\n",
 				c->o->child, c->path);
 	}

@@ -335,13 +335,13 @@ static void summary_json(FILE *out, const char *path, size_t records,
 	fputc('\n', out);
 }
 
-void sb_logview_file(FILE *out, enum sb_logview_format fmt, const char *path,
+void sb_logview_file(FILE *out, enum sb_format fmt, const char *path,
 	const struct sb_log_result *r, bool many)
 {
 	size_t i, n = sb_log_result_count(r), nv = sb_log_result_verified(r);
 	enum sb_log_tail tail = sb_log_result_tail(r);
 	const char *detail = sb_log_result_detail(r);
-	bool json = fmt == SB_LOGVIEW_JSON;
+	bool json = fmt == SB_FORMAT_JSON;
 	char hbuf[SB_LOG_HEAD_TEXT_MAX];
 	struct sb_log_head head;
 	bool has_head = sb_log_result_head(r, &head) == 0;
@@ -371,10 +371,10 @@ void sb_logview_file(FILE *out, enum sb_logview_format fmt, const char *path,
 			n, nv, sb_log_tail_name(tail), detail);
 }
 
-void sb_logview_total(FILE *out, enum sb_logview_format fmt,
+void sb_logview_total(FILE *out, enum sb_format fmt,
 	const struct sb_logview_summary *sum)
 {
-	if (fmt == SB_LOGVIEW_JSON)
+	if (fmt == SB_FORMAT_JSON)
 		summary_json(out, NULL, sum->records, sum->verified, sum->tail, NULL,
 			NULL, false, sum->files);
 	else

@@ -33,11 +33,11 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec);
  * of a directory's ("== PATH" before its records, "path" in its JSON
  * records, a JSON summary line naming it); else the single file's JSON
  * summary ("files": 1). */
-void sb_logview_file(FILE *out, enum sb_logview_format fmt, const char *path,
+void sb_logview_file(FILE *out, enum sb_format fmt, const char *path,
 	const struct sb_log_result *r, bool many);
 
 /* Writes the last line of a directory's listing: the totals. */
-void sb_logview_total(FILE *out, enum sb_logview_format fmt,
+void sb_logview_total(FILE *out, enum sb_format fmt,
 	const struct sb_logview_summary *sum);
 
 #endif

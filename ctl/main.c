@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,39 @@ static int default_agent(struct sb_ctx *ctx, struct sb_error *err)
 	return rc;
 }
 
+/* What the library tells while it works, on stderr: warnings as
+ * "sbctl COMMAND: MESSAGE" lines, progress (on a terminal only) as one line
+ * rewritten in place and cleared when done. */
+struct cli_term {
+	const char *cmd;
+	bool line; /* a progress line is showing */
+};
+
+static void cli_warn(void *user, const char *msg)
+{
+	struct cli_term *t = user;
+
+	if (t->line)
+		fputc('\n', stderr);
+	t->line = false;
+	fprintf(stderr, "sbctl %s: %s\n", t->cmd, msg);
+}
+
+static void cli_progress(void *user, const char *what, size_t done, size_t total)
+{
+	struct cli_term *t = user;
+
+	if (done >= total) {
+		if (t->line)
+			fputs("\r\033[K", stderr);
+		t->line = false;
+	} else {
+		fprintf(stderr, "\r%s: %zu/%zu\033[K", what, done, total);
+		t->line = true;
+	}
+	fflush(stderr);
+}
+
 struct sb_ctx *sb_cli_ctx(void)
 {
 	return cli_ctx;
@@ -102,6 +136,10 @@ int main(int argc, char **argv)
 			sb_ctx_destroy(cli_ctx);
 			return sb_cli_exit(&err);
 		}
+		struct cli_term term = { .cmd = commands[i].name };
+		sb_ctx_set_warn(cli_ctx, cli_warn, &term);
+		if (isatty(STDERR_FILENO))
+			sb_ctx_set_progress(cli_ctx, cli_progress, &term);
 		rc = commands[i].fn(argc - 1, argv + 1);
 		sb_ctx_destroy(cli_ctx);
 		return rc;

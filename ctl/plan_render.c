@@ -7,6 +7,7 @@
 
 #include "ctl/parallel.h"
 #include "ctl/plan_json.h"
+#include "ctl/render.h"
 #include "proto/json.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
@@ -275,20 +276,20 @@ static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *ou
 	return 0;
 }
 
-int sb_plan_render(const struct sb_plan *plan, enum sb_plan_format format, FILE *out,
+int sb_plan_render(const struct sb_plan *plan, enum sb_format format, FILE *out,
 		   struct sb_error *err)
 {
 	struct sb_child *ch = NULL;
 	int rc;
 
-	if (format != SB_PLAN_TEXT && format != SB_PLAN_JSON)
+	if (format != SB_FORMAT_TEXT && format != SB_FORMAT_JSON)
 		return sb_error_set(err, SB_ERR_INPUT, "unknown plan format %d", (int)format);
-	if (format == SB_PLAN_TEXT && (ch = sb_child_create()) == NULL)
+	if (format == SB_FORMAT_TEXT && (ch = sb_child_create()) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	/* planning may have started threads, which makes every stdio call
 	 * lock: hold the lock once, and write with the _unlocked calls */
 	flockfile(out);
-	rc = format == SB_PLAN_JSON ? print_json(plan, out, err) : print_table(plan, ch, out, err);
+	rc = format == SB_FORMAT_JSON ? print_json(plan, out, err) : print_table(plan, ch, out, err);
 	funlockfile(out);
 	sb_child_destroy(ch);
 	if (fflush(out) != 0 && rc == 0)
@@ -296,25 +297,13 @@ int sb_plan_render(const struct sb_plan *plan, enum sb_plan_format format, FILE 
 	return rc;
 }
 
-int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_plan_format format, char **buf,
+static int render(const void *obj, int format, FILE *out, struct sb_error *err)
+{
+	return sb_plan_render(obj, (enum sb_format)format, out, err);
+}
+
+int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_format format, char **buf,
 			  size_t *len, struct sb_error *err)
 {
-	size_t n = 0;
-	FILE *f;
-	int rc;
-
-	*buf = NULL;
-	if ((f = open_memstream(buf, &n)) == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	rc = sb_plan_render(plan, format, f, err);
-	if (fclose(f) != 0 && rc == 0)
-		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	if (rc < 0) {
-		free(*buf);
-		*buf = NULL;
-		return -1;
-	}
-	if (len)
-		*len = n;
-	return 0;
+	return sb_render_buffer(render, plan, (int)format, buf, len, err);
 }

@@ -90,14 +90,13 @@ static void log_evidence_release(struct sb_log_evidence *l)
 	l->exit_code = -1;
 }
 
-static void progress(const struct sb_status_opts *o, const char *what, size_t done, size_t total)
+/* Progress through the context's callback: only for long reads, and about
+ * once per 1,000 steps. */
+static void progress(const struct sb_status_cfg *o, const char *what, size_t done, size_t total)
 {
-	if (o->progress == NULL || total < 1000 || (done % 997 != 0 && done != total))
+	if (total < 1000 || (done % 997 != 0 && done != total))
 		return;
-	fprintf(o->progress, "\r%s: %zu/%zu", what, done, total);
-	if (done == total)
-		fputs("\r\033[K", o->progress);
-	fflush(o->progress);
+	sb_ctx_progress(o->ctx, what, done, total);
 }
 
 /* ---- attempts from the task maps -------------------------------------- */
@@ -653,7 +652,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 }
 
 static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
-		     const struct sb_status_opts *o, struct sb_error *err)
+		     const struct sb_status_cfg *o, struct sb_error *err)
 {
 	struct log_choice **choices = calloc(st->n, sizeof(*choices));
 	struct sb_log_verifier *v = NULL;
@@ -1050,8 +1049,31 @@ static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
 	}
 }
 
-int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
-		      struct sb_status *st, struct sb_error *err)
+/* The lines of sb_status_warning: the chunks submitted more than once, the
+ * outcomes that could not be recorded.  -1 when out of memory. */
+static int make_warnings(struct sb_status *st)
+{
+	size_t i, n = st->ndups + (st->outcome_error != NULL);
+
+	st->warnings = calloc(n + 1, sizeof(*st->warnings));
+	if (st->warnings == NULL)
+		return -1;
+	for (i = 0; i < st->ndups; i++)
+		if (asprintf(&st->warnings[st->nwarnings++], "chunk %" PRId64 " of attempt %" PRId64
+			     " was submitted more than once (arrays %s); its children are classified "
+			     "by array %s", st->dups[i].chunk, st->dups[i].attempt, st->dups[i].job_ids,
+			     st->dups[i].chosen) < 0)
+			return st->warnings[--st->nwarnings] = NULL, -1;
+	if (st->outcome_error &&
+	    asprintf(&st->warnings[st->nwarnings++], "the scheduler's final states could not be "
+		     "recorded in submissions/ (%s); the classification is complete, a later status "
+		     "records them", st->outcome_error) < 0)
+		return st->warnings[--st->nwarnings] = NULL, -1;
+	return 0;
+}
+
+int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
+		     struct sb_status *st, struct sb_error *err)
 {
 	struct sb_classify_params p;
 	struct row_index acct_ix = { 0 }, queue_ix = { 0 };
@@ -1065,7 +1087,7 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 	size_t c, i;
 	int rc = -1;
 
-	memset(st, 0, sizeof(*st));
+	/* st is zeroed by the caller (which may have set owns_bench) */
 	st->bench = b;
 	st->n = b->children;
 	st->children = calloc(st->n ? st->n : 1, sizeof(*st->children));
@@ -1085,6 +1107,8 @@ int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
 		if (ask_scheduler(st, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
 				  err) < 0) {
 			st->sched_failed = true;
+			if (err && err->code != SB_ERR_NOMEM)
+				err->code = SB_ERR_SCHEDULER;
 			goto out;
 		}
 		st->consulted = true;
@@ -1164,6 +1188,12 @@ out:
 		if (st->outcome_error == NULL)
 			st->outcome_error = strdup(werr.msg);
 	}
+	if (rc == 0 && make_warnings(st) < 0)
+		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	/* evidence that cannot be read is a runtime failure, whatever the
+	 * reader called it (a refused key file...) */
+	if (rc < 0 && err && err->code != SB_ERR_NOMEM && err->code != SB_ERR_SCHEDULER)
+		err->code = SB_ERR_RUNTIME;
 	sb_index_close(idx);
 	sb_subm_release(&subm);
 	free(acct_ix.v);
@@ -1175,7 +1205,7 @@ out:
 	return rc;
 }
 
-int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_status *st,
+int sb_status_run(const char *bench, const struct sb_status_cfg *o, struct sb_status *st,
 		  struct sb_error *err)
 {
 	struct sb_bench *b;
@@ -1184,11 +1214,13 @@ int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_s
 	b = sb_bench_find(o->ctx, bench, err);
 	if (b == NULL)
 		return -2;
-	if (sb_bench_plan(b, err) < 0) {
-		sb_bench_destroy(b);
+	st->bench = b;
+	st->owns_bench = true;
+	if (sb_bench_plan(b, err) < 0) /* SB_ERR_RUNTIME: its record does not plan */
 		return -1;
-	}
-	return sb_status_compute(b, o, st, err);
+	if (sb_status_gather(b, o, st, err) < 0)
+		return -1;
+	return 0;
 }
 
 void sb_status_release(struct sb_status *st)
@@ -1216,6 +1248,10 @@ void sb_status_release(struct sb_status *st)
 	free(st->outcome_error);
 	sb_sched_rows_release(&st->acct);
 	sb_sched_rows_release(&st->queue);
-	sb_bench_destroy(st->bench);
+	for (i = 0; i < st->nwarnings; i++)
+		free(st->warnings[i]);
+	free(st->warnings);
+	if (st->owns_bench)
+		sb_bench_destroy(st->bench);
 	memset(st, 0, sizeof(*st));
 }

@@ -56,16 +56,17 @@ struct sb_child_status {
 	const char *reason;
 };
 
-struct sb_ctx;
-struct sb_status_opts {
-	const struct sb_ctx *ctx; /* the local index, for names and heads (NULL: none) */
+/* How a status is computed (the public struct sb_status_opts, resolved
+ * against the context). */
+struct sb_status_cfg {
+	const struct sb_ctx *ctx; /* the local index, for names and heads, and the
+	                             progress callback (NULL: none) */
 	bool offline;             /* do not ask the scheduler */
 	int64_t settle_s;         /* default 10 */
 	bool rehash;              /* hash every result again, ignoring the cache */
 	bool record_outcomes;     /* write reconciled outcomes (default true) */
 	int sched_timeout_ms;     /* the time each squeue and sacct call may take
 	                             (0: 120 s) */
-	FILE *progress;           /* a terminal for progress, or NULL */
 };
 
 /* A chunk submitted more than once (two SUBMITTED records with different
@@ -78,7 +79,8 @@ struct sb_status_dup {
 };
 
 struct sb_status {
-	struct sb_bench *bench;   /* owned */
+	struct sb_bench *bench;   /* borrowed, or owned when owns_bench */
+	bool owns_bench;
 	bool consulted;           /* the scheduler was asked */
 	bool sched_failed;        /* asking the scheduler failed (the error says
 	                             why): slurmdbd down, sacct timed out... */
@@ -95,12 +97,16 @@ struct sb_status {
 	size_t outcomes_recorded;
 	int64_t now_ns;           /* taken before the logs were read */
 	int64_t asked_ns;         /* taken before the scheduler was asked */
+	char **warnings;          /* what could not be settled, one line each
+	                             (sb_status_warning) */
+	size_t nwarnings;
 };
 
-/* Computes the status of the benchmark b (ownership passes to st, also on
- * failure).  -1 with err when evidence cannot be gathered (the scheduler
- * does not answer: st->sched_failed, use offline; an unreadable benchmark
- * directory; a submissions log that does not verify).
+/* Computes the status of the benchmark b, planned (sb_bench_plan), into st
+ * (zeroed by the caller), which borrows b.  -1 with err when evidence cannot be gathered (the
+ * scheduler does not answer: st->sched_failed and SB_ERR_SCHEDULER, use
+ * offline; an unreadable benchmark directory; a submissions log that does
+ * not verify); st can be released either way.
  *
  * The evidence is read in an order in which it can only grow in the safe
  * direction: the submission records (the job ids), then the scheduler
@@ -109,13 +115,14 @@ struct sb_status {
  * the scheduler with a log that has not caught up.  Failing to record the
  * reconciled outcomes (a full disk) is not a failure: st->outcome_error
  * says why, and no partial file is left. */
-int sb_status_compute(struct sb_bench *b, const struct sb_status_opts *o,
-		      struct sb_status *st, struct sb_error *err);
+int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
+		     struct sb_status *st, struct sb_error *err);
 
 /* Finds the benchmark a BENCH argument names (sb_bench_find), plans it and
- * computes its status.  -2 when BENCH names no benchmark (a usage error),
- * -1 on other failures; st can be released either way. */
-int sb_status_run(const char *bench, const struct sb_status_opts *o, struct sb_status *st,
+ * computes its status, which owns the benchmark.  -2 when BENCH names no
+ * benchmark (a usage error), -1 on other failures; st can be released
+ * either way. */
+int sb_status_run(const char *bench, const struct sb_status_cfg *o, struct sb_status *st,
 		  struct sb_error *err);
 
 void sb_status_release(struct sb_status *st);
@@ -127,7 +134,7 @@ int sb_status_submit_running(const char *dir);
 
 struct sb_json;
 /* The "benchmark" object of the --json outputs: name, tag, digest, dir,
- * children (ctl/cmd_status.c). */
+ * children. */
 void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
 
 /* Opens the top-level object of status and analyze --json: "format": 1,
@@ -136,11 +143,6 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 
 /* An object with the count of each of the 11 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
-
-/* What a status could not settle, as warnings on out, one line each: the
- * chunks submitted more than once, the outcomes that could not be recorded
- * (ctl/cmd_status.c; cmd names the command). */
-void sb_status_print_warnings(FILE *out, const char *cmd, const struct sb_status *st);
 
 /* The text of a child's scheduler state for output ("COMPLETED",
  * "CANCELLED by 1001"), or NULL when there is none. */

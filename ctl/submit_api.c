@@ -60,7 +60,7 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 	     struct sb_error *err)
 {
 	double settle = ctx ? sb_ctx_settle(ctx) : SB_CTX_SETTLE_DEFAULT;
-	struct sb_status_opts so = { .ctx = ctx, .settle_s = (int64_t)settle, .record_outcomes = true };
+	struct sb_status_cfg so = { .ctx = ctx, .settle_s = (int64_t)settle, .record_outcomes = true };
 	bool want[SB_CLASS_COUNT], dry_run = opts && opts->dry_run;
 	struct sb_submit_result *r = NULL;
 	struct sb_status st;

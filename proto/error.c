@@ -47,6 +47,8 @@ const char *sb_error_code_name(enum sb_error_code code)
 	case SB_ERR_INPUT: return "input";
 	case SB_ERR_NOT_FOUND: return "not_found";
 	case SB_ERR_NOMEM: return "out_of_memory";
+	case SB_ERR_TIMEOUT: return "timeout";
+	case SB_ERR_SCHEDULER: return "scheduler";
 	}
 	return "runtime";
 }

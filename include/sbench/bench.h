@@ -24,8 +24,8 @@ struct sb_bench;
  * that its directory and entries belong to the user with safe modes, and
  * reads its record.  NULL with err: SB_ERR_NOT_FOUND when there is no
  * benchmark there, SB_ERR_INPUT when the directory is refused (owned by
- * someone else, writable by others), SB_ERR_RUNTIME when it cannot be
- * read.  Free it with sb_bench_destroy. */
+ * someone else, writable by others) or its record cannot be read or
+ * decoded, SB_ERR_NOMEM.  Free it with sb_bench_destroy. */
 struct sb_bench *sb_bench_open(const char *path, struct sb_error *err);
 
 /* Opens the benchmark a BENCH argument names: a path, else a name or a
@@ -43,6 +43,19 @@ const char *sb_bench_name(const struct sb_bench *b);
 const char *sb_bench_tag(const struct sb_bench *b);     /* NULL when none */
 const char *sb_bench_digest(const struct sb_bench *b);  /* 64 lowercase hex digits */
 size_t sb_bench_children(const struct sb_bench *b);
+
+/* The Slurm output of child (< sb_bench_children) as `sbctl output` shows
+ * it: the slurm-*.out and slurm-*.err files of its run directory
+ * (runs/<child>/, docs/benchmark-dir.md), every attempt and restart, oldest
+ * first (by modification time, then name).  *files is one malloc'd block,
+ * a NULL-terminated array of *nfiles absolute paths (nfiles may be NULL),
+ * to free with sb_free; *run_dir (run_dir may be NULL) the malloc'd path of
+ * the run directory, to free with sb_free.  No file yet is no error (0
+ * files).  -1 with err (nothing to free): SB_ERR_NOT_FOUND when child is
+ * not a child of b ("benchmark NAME has children 0 to N, not CHILD"),
+ * SB_ERR_RUNTIME when the run directory cannot be read, SB_ERR_NOMEM. */
+int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char ***files,
+		    size_t *nfiles, struct sb_error *err);
 
 #ifdef __cplusplus
 }

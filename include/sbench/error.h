@@ -28,6 +28,13 @@ enum sb_error_code {
 	SB_ERR_NOT_FOUND, /* what was named does not exist: a file, a benchmark,
 			   * a child (exit 2) */
 	SB_ERR_NOMEM,     /* out of memory (exit 1) */
+	SB_ERR_TIMEOUT,   /* the time the caller allowed ran out before the
+			   * operation was done, e.g. sb_status_wait with
+			   * children still pending or running (exit 1) */
+	SB_ERR_SCHEDULER, /* the scheduler could not be asked or did not answer
+			   * (squeue, sacct: slurmdbd down, a command that timed
+			   * out); a status computed offline needs no
+			   * scheduler (exit 1) */
 };
 
 struct sb_error {
@@ -52,7 +59,8 @@ int sb_error_set(struct sb_error *err, enum sb_error_code code, const char *fmt,
 int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The code's name: "none", "runtime", "input", "not_found", "out_of_memory".
+/* The code's name: "none", "runtime", "input", "not_found", "out_of_memory",
+ * "timeout", "scheduler".
  * A static string. */
 const char *sb_error_code_name(enum sb_error_code code);
 

@@ -1,4 +1,10 @@
-/* sbench — the formats in which libsbench renders a result. */
+/* sbench — the output formats of every renderer of libsbench.
+ *
+ * Results that front ends show (a plan, a status, an analysis, the logs of
+ * a path, the benchmarks of the local index) come with library renderers,
+ * so that every front end emits the same bytes; they all take one of these
+ * formats.  A renderer given a format it does not offer fails with
+ * SB_ERR_INPUT. */
 #ifndef SBENCH_FORMAT_H
 #define SBENCH_FORMAT_H
 
@@ -6,12 +12,10 @@
 extern "C" {
 #endif
 
-/* What a renderer writes: the text sbctl prints, the document of its
- * --json option, or CSV (where a result has rows). */
 enum sb_format {
-	SB_FORMAT_TEXT = 0,
-	SB_FORMAT_JSON,
-	SB_FORMAT_CSV,
+	SB_FORMAT_TEXT = 0, /* for people: the text sbctl prints by default */
+	SB_FORMAT_JSON,     /* the JSON of sbctl's --json */
+	SB_FORMAT_CSV,      /* RFC 4180 CSV, the bytes of sbctl's --csv */
 };
 
 #ifdef __cplusplus

@@ -10,6 +10,10 @@
 
 #include "sbench/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SB_KEY_LEN 32
 #define SB_KEY_ID_LEN 16 /* hex characters of the key id */
 
@@ -35,5 +39,9 @@ void sb_key_from_bytes(struct sb_key *key, const uint8_t bytes[SB_KEY_LEN]);
 
 /* Wipes the key from memory (OPENSSL_cleanse).  Accepts NULL. */
 void sb_key_cleanse(struct sb_key *key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

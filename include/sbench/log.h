@@ -17,6 +17,10 @@
 #include "sbench/error.h"
 #include "sbench/key.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What binds a record to its run.  NULL strings and negative integers are
  * "absent" and encode as msgpack nil. */
 struct sb_run_ident {
@@ -231,5 +235,9 @@ int sb_log_result_head(const struct sb_log_result *r, struct sb_log_head *head);
 
 /* Frees the result and everything its records point to.  Accepts NULL. */
 void sb_log_result_destroy(struct sb_log_result *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

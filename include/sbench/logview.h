@@ -26,17 +26,20 @@
 #include <stdio.h>
 
 #include "sbench/error.h"
+#include "sbench/format.h"
 #include "sbench/log.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* How the records are rendered (docs/sbctl-log.md "OUTPUT"). */
-enum sb_logview_format {
-	SB_LOGVIEW_TEXT = 0, /* one human line a record, "== PATH" headers, summary lines */
-	SB_LOGVIEW_JSON,     /* one JSON object a line: records, then summary objects */
-};
+/* How the records are rendered (docs/sbctl-log.md "OUTPUT"): SB_FORMAT_TEXT,
+ * one human line a record, "== PATH" headers, summary lines; SB_FORMAT_JSON,
+ * one JSON object a line: records, then summary objects.  The names of
+ * earlier versions stay as synonyms. */
+#define sb_logview_format sb_format
+#define SB_LOGVIEW_TEXT SB_FORMAT_TEXT
+#define SB_LOGVIEW_JSON SB_FORMAT_JSON
 
 /* What a note is about.  Notes are told while the logs are read; none of
  * them stops the operation. */
@@ -73,7 +76,7 @@ struct sb_logview_opts {
 	 * with a benchmark record).  Not with a path that is one log file. */
 	bool has_child;
 	int64_t child;
-	enum sb_logview_format format;
+	enum sb_format format; /* SB_FORMAT_TEXT or SB_FORMAT_JSON */
 	/* Where notes go; NULL: nowhere (the summary still counts them). */
 	sb_logview_note_fn note;
 	void *note_arg;
@@ -103,8 +106,9 @@ struct sb_logview_summary {
  * could not be done, with err->code:
  *   SB_ERR_NOT_FOUND  path does not exist; the child is not one of the
  *                     benchmark's children
- *   SB_ERR_INPUT      a head with a directory, or a bad head; a child with a
- *                     single file, or outside a benchmark directory with a
+ *   SB_ERR_INPUT      a format other than text and JSON; a head with a
+ *                     directory, or a bad head; a child with a single
+ *                     file, or outside a benchmark directory with a
  *                     benchmark record; no key (path in no benchmark
  *                     directory and no key_path); a key file refused or
  *                     unreadable
@@ -121,8 +125,8 @@ int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
 
 /* Like sb_logview_verify, but renders into a buffer, for callers without a
  * FILE * (a binding); buf must not be NULL: on 0, *buf is a malloc'd NUL-terminated string of
- * *len bytes (len may be NULL) that the caller frees with sb_logview_free
- * (or free(3)); on -1, *buf is NULL and nothing is to be freed. */
+ * *len bytes (len may be NULL) that the caller frees with sb_free (or
+ * sb_logview_free, or free(3)); on -1, *buf is NULL and nothing is to be freed. */
 int sb_logview_verify_buffer(const char *path, const struct sb_logview_opts *opts,
 	char **buf, size_t *len, struct sb_logview_summary *sum,
 	struct sb_error *err);

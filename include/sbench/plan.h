@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "sbench/error.h"
+#include "sbench/format.h"
 #include "sbench/spec.h"
 
 #ifdef __cplusplus
@@ -98,25 +99,26 @@ const char *sb_child_env_value(const struct sb_child *child, size_t i);
 
 /* ---- rendering ------------------------------------------------------ */
 
-/* How a plan is rendered: the table of `sbctl plan` or the JSON document
- * of `sbctl plan --json` (docs/sbctl-plan.md), byte for byte. */
-enum sb_plan_format {
-	SB_PLAN_TEXT = 0,
-	SB_PLAN_JSON,
-};
+/* A plan is rendered as the table of `sbctl plan` (SB_FORMAT_TEXT) or the
+ * JSON document of `sbctl plan --json` (SB_FORMAT_JSON, docs/sbctl-plan.md),
+ * byte for byte.  The names of earlier versions stay as synonyms. */
+#define sb_plan_format sb_format
+#define SB_PLAN_TEXT SB_FORMAT_TEXT
+#define SB_PLAN_JSON SB_FORMAT_JSON
 
 /* Renders plan to out (flushed, not closed).  Large plans are formatted by
  * several threads and written in order, so the bytes are those of one
  * writer.  -1 with err: SB_ERR_RUNTIME when out could not be written (what
- * was written may be incomplete), SB_ERR_NOMEM, SB_ERR_INPUT for an unknown
- * format. */
-int sb_plan_render(const struct sb_plan *plan, enum sb_plan_format format, FILE *out,
+ * was written may be incomplete), SB_ERR_NOMEM, SB_ERR_INPUT for a format
+ * other than text and JSON. */
+int sb_plan_render(const struct sb_plan *plan, enum sb_format format, FILE *out,
 		   struct sb_error *err);
 
 /* The same into a malloc'd NUL-terminated buffer: on 0, *buf holds *len
- * bytes (len may be NULL) and the caller frees it with free(3); on -1,
+ * bytes (len may be NULL) and the caller frees it with sb_free (or
+ * free(3)); on -1,
  * *buf is NULL. */
-int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_plan_format format, char **buf,
+int sb_plan_render_buffer(const struct sb_plan *plan, enum sb_format format, char **buf,
 			  size_t *len, struct sb_error *err);
 
 #ifdef __cplusplus

@@ -16,14 +16,18 @@
 #ifndef SBENCH_SBENCH_H
 #define SBENCH_SBENCH_H
 
+#include "sbench/analyze.h"
 #include "sbench/bench.h"
 #include "sbench/context.h"
 #include "sbench/error.h"
+#include "sbench/format.h"
+#include "sbench/index.h"
 #include "sbench/key.h"
 #include "sbench/log.h"
 #include "sbench/logview.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
+#include "sbench/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +36,12 @@ extern "C" {
 /* The version of the library, as "MAJOR.MINOR.PATCH": the number that
  * `sbctl --version` prints.  A static string: never free it. */
 const char *sb_version(void);
+
+/* Frees a buffer the library returned to the caller (the char * and char **
+ * results: rendered buffers, lists of paths); accepts NULL.  The same as
+ * free(3) of the C library libsbench uses, for callers that link another
+ * allocator or none (a binding). */
+void sb_free(void *p);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,10 @@
 
 #include "sbench/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Limits on user-controlled sizes (docs/spec.md, "Limits"). */
 #define SB_SPEC_MAX_FILE_SIZE (1024 * 1024)     /* bytes of the spec file */
 #define SB_SPEC_MAX_STRING 16384                /* bytes of one scalar */
@@ -79,6 +83,14 @@ struct sb_spec *sb_spec_load_buffer(const char *data, size_t len,
 /* Frees a spec; accepts NULL. */
 void sb_spec_destroy(struct sb_spec *spec);
 
+/* The warning `sbctl plan` and `sbctl submit` print when the spec file at
+ * path lies in a git work tree with changes not committed, or is not
+ * committed itself (the benchmark record would say so): a malloc'd line
+ * without a program name in front, to free with sb_free; NULL when there is
+ * nothing to say (also when git is not installed or path is in no work
+ * tree, or out of memory).  Runs `git -C <the spec's directory>`. */
+char *sb_spec_dirty_warning(const char *path);
+
 /* The path (or display name) the spec was loaded from. */
 const char *sb_spec_path(const struct sb_spec *spec);
 const char *sb_spec_name(const struct sb_spec *spec);
@@ -132,5 +144,9 @@ const char *sb_spec_group_by(const struct sb_spec *spec, size_t i);
 bool sb_spec_has_analysis_metrics(const struct sb_spec *spec);
 size_t sb_spec_analysis_metric_count(const struct sb_spec *spec);
 const char *sb_spec_analysis_metric(const struct sb_spec *spec, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

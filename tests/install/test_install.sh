@@ -15,6 +15,8 @@ cmake --install "$SB_BUILD" --prefix "$P" >"$work/install.log" || { cat "$work/i
 
 for f in bin/sbctl bin/sbagent include/sbench/sbench.h include/sbench/error.h \
 	 include/sbench/spec.h include/sbench/plan.h include/sbench/log.h include/sbench/key.h \
+	 include/sbench/format.h include/sbench/status.h include/sbench/analyze.h \
+	 include/sbench/index.h include/sbench/bench.h include/sbench/context.h \
 	 lib/pkgconfig/sbench.pc lib/cmake/sbench/sbenchConfig.cmake \
 	 lib/cmake/sbench/sbenchConfigVersion.cmake lib/cmake/sbench/sbenchTargets.cmake; do
 	[ -e "$P/$f" ] || fail "$f not installed"
@@ -23,10 +25,37 @@ ls "$P"/lib/libsbench.so.* >/dev/null 2>&1 || fail "no libsbench.so.* installed"
 [ -L "$P/lib/libsbench.so" ] || fail "no libsbench.so development link"
 soname=$(objdump -p "$P/lib/libsbench.so" | awk '$1 == "SONAME" { print $2 }')
 [[ $soname =~ ^libsbench\.so\.[0-9]+$ ]] || fail "SONAME is '$soname'"
-# nothing but sb_* is exported
-if nm -D --defined-only "$P/lib/libsbench.so" | awk '$2 ~ /[TDBR]/ { print $3 }' | grep -v '^sb_' | grep -q .; then
-	nm -D --defined-only "$P/lib/libsbench.so" | awk '$2 ~ /[TDBR]/ { print $3 }' | grep -v '^sb_' | head >&2
+# exactly the functions of the installed headers are exported: each
+# exported symbol is declared in a header (a program that includes them all
+# takes its address, with implicit declarations an error), and each
+# function a header declares is exported
+nm -D --defined-only "$P/lib/libsbench.so" | awk '$2 ~ /[TDBRVW]/ { sub(/@.*/, "", $3); print $3 }' |
+	grep -v '^SBENCH_' | sort -u >"$work/exported"
+[ "$(wc -l <"$work/exported")" -gt 100 ] || fail "libsbench.so exports only $(wc -l <"$work/exported") symbols"
+if grep -v '^sb_' "$work/exported" | grep -q .; then
+	grep -v '^sb_' "$work/exported" | head >&2
 	fail "libsbench.so exports symbols other than sb_*"
+fi
+{
+	for h in "$P"/include/sbench/*.h; do echo "#include <sbench/${h##*/}>"; done
+	echo "int main(void)"
+	echo "{"
+	sed 's/.*/	(void)\&&;/' "$work/exported"
+	echo "	return 0;"
+	echo "}"
+} >"$work/exports.c"
+cc -std=c11 -Wall -Werror -Werror=implicit-function-declaration -c -I"$P/include" \
+	-o "$work/exports.o" "$work/exports.c" 2>"$work/exports.err" ||
+	{ head -20 "$work/exports.err" >&2
+	  fail "libsbench.so exports symbols that no installed header declares"; }
+cmake -DTEMPLATE="$SB_SRC/ctl/libsbench.map" -DHEADER_DIR="$P/include/sbench" -DOUT="$work/declared.map" \
+	-P "$SB_SRC/ctl/libsbench-map.cmake" || fail "cannot list the functions of the installed headers"
+grep -o 'sb_[a-z0-9_]*' "$work/declared.map" | sort -u >"$work/declared"
+missing=$(comm -23 "$work/declared" "$work/exported")
+[ -z "$missing" ] || fail "declared in an installed header but not exported: $missing"
+# and an internal function (sbctl's own modules) is not
+if grep -qx 'sb_status_gather\|sb_index_open\|sb_proc_run' "$work/exported"; then
+	fail "libsbench.so exports internal functions"
 fi
 
 # the tools run from the prefix alone
@@ -92,6 +121,29 @@ got=$("$work/prog-pc" "$SB_SRC/examples/demo-sweep.yaml")
 [ "$got" = "$want" ] || fail "pkg-config program printed '$got', want '$want'"
 ldd "$work/prog-pc" | grep -q "$P/lib/libsbench.so" || fail "pkg-config program not linked to the installed library"
 
+# the headers are C++-safe: a C++ program links against the C symbols
+# (a header without extern "C" would make it look for mangled names)
+cat >"$work/prog.cc" <<'CC'
+#include <sbench/sbench.h>
+int main()
+{
+	struct sb_error err = {};
+	struct sb_ctx *ctx = sb_ctx_create(&err);
+	int ok = ctx != nullptr && sb_version() != nullptr &&
+		 sb_class_name(SB_CLASS_FAILED)[0] == 'f' && sb_error_code_name(SB_ERR_TIMEOUT)[0] == 't';
+	sb_ctx_destroy(ctx);
+	sb_spec_destroy(nullptr);
+	struct sb_key key = {};
+	sb_key_cleanse(&key);
+	ok = ok && sb_log_tail_name(SB_LOG_TAIL_OK) != nullptr;
+	return ok ? 0 : 1;
+}
+CC
+# shellcheck disable=SC2046
+c++ -std=c++11 -Wall -Werror -o "$work/prog-cxx" "$work/prog.cc" $(pkg-config --cflags --libs sbench) \
+	-Wl,-rpath,"$P/lib" || fail "a C++ program cannot use the installed headers"
+"$work/prog-cxx" || fail "the C++ program failed"
+
 # and with CMake's find_package
 mkdir "$work/cm"
 cp "$work/prog.c" "$work/cm/"
@@ -107,8 +159,12 @@ cmake -S "$work/cm" -B "$work/cm/build" -DCMAKE_PREFIX_PATH="$P" >"$work/cm.log"
 cmake --build "$work/cm/build" >>"$work/cm.log" 2>&1 || { cat "$work/cm.log"; fail "find_package build"; }
 got=$("$work/cm/build/prog" "$SB_SRC/examples/demo-sweep.yaml")
 [ "$got" = "$want" ] || fail "find_package program printed '$got', want '$want'"
-# the worked example of docs/api.md, as written, against the install
-sed -n '/^```c$/,/^```$/p' "$SB_SRC/docs/api.md" | sed '1d;$d' >"$work/example.c"
+# the worked examples of docs/api.md, as written, against the install: the
+# first C block plans a spec and verifies a log, the second computes a status
+example() { awk -v want="$1" '/^```c$/ { n++; on = n == want; next } /^```$/ { on = 0 } on' "$SB_SRC/docs/api.md"; }
+example 1 >"$work/example.c"
+example 2 >"$work/example-status.c"
+[ -s "$work/example.c" ] && [ -s "$work/example-status.c" ] || fail "docs/api.md lacks its two C examples"
 cc -Wall -Wextra -Werror -o "$work/example" "$work/example.c" $(pkg-config --cflags --libs sbench) \
 	-Wl,-rpath,"$P/lib" || fail "docs/api.md example does not build"
 "$P/bin/sbctl" keygen "$work/k"
@@ -116,6 +172,12 @@ cc -Wall -Wextra -Werror -o "$work/example" "$work/example.c" $(pkg-config --cfl
 got=$("$work/example" "$SB_SRC/examples/demo-sweep.yaml" "$work/k" "$work/run.log") ||
 	fail "docs/api.md example exited $?"
 grep -q "2 of 2 records verified, tail ok" <<<"$got" || fail "docs/api.md example printed '$got'"
+cc -Wall -Wextra -Werror -o "$work/example-status" "$work/example-status.c" \
+	$(pkg-config --cflags --libs sbench) -Wl,-rpath,"$P/lib" || fail "docs/api.md status example does not build"
+rc=0
+env -u SB_INDEX HOME="$work" "$work/example-status" "$work/nowhere" >"$work/es.out" 2>"$work/es.err" || rc=$?
+[ "$rc" = 2 ] || fail "docs/api.md status example: a missing benchmark exits $rc, not 2"
+grep -q "nowhere" "$work/es.err" || fail "docs/api.md status example says '$(cat "$work/es.err")'"
 # the Python package from the install, without LD_LIBRARY_PATH, with every
 # interpreter here, and in a fresh venv of Debian's interpreter
 site=$(echo "$P"/lib/python3.*/site-packages)

@@ -296,7 +296,7 @@ static void test_verify_dir(void **state)
 	sb_logview_free(buf);
 
 	/* JSON lines: one a record, one summary a file, the total last */
-	o.format = SB_LOGVIEW_JSON;
+	o.format = SB_FORMAT_JSON;
 	assert_int_equal(verify_quiet(dir, &o, &buf, NULL, &sum, &err), 0);
 	for (p = buf; *p; p++)
 		lines += *p == '\n';

@@ -73,7 +73,7 @@ static void test_json_bytes(void **state)
 
 	snprintf(want, sizeof(want), want_json, sb_plan_benchmark_digest_hex(f->plan),
 		 hex(f->plan, 0), hex(f->plan, 1));
-	assert_int_equal(sb_plan_render_buffer(f->plan, SB_PLAN_JSON, &buf, &len, &err), 0);
+	assert_int_equal(sb_plan_render_buffer(f->plan, SB_FORMAT_JSON, &buf, &len, &err), 0);
 	assert_string_equal(buf, want);
 	assert_int_equal(len, strlen(want));
 	free(buf);
@@ -87,11 +87,11 @@ static void test_text_and_stream_agree(void **state)
 	size_t slen = 0;
 	FILE *s = open_memstream(&sbuf, &slen);
 
-	assert_int_equal(sb_plan_render_buffer(f->plan, SB_PLAN_TEXT, &buf, NULL, &err), 0);
+	assert_int_equal(sb_plan_render_buffer(f->plan, SB_FORMAT_TEXT, &buf, NULL, &err), 0);
 	assert_non_null(strstr(buf, "benchmark  tiny\n"));
 	assert_non_null(strstr(buf, "children   2\n"));
 	assert_non_null(strstr(buf, "lr=0.5 model=\"a b\"\n"));
-	assert_int_equal(sb_plan_render(f->plan, SB_PLAN_TEXT, s, &err), 0);
+	assert_int_equal(sb_plan_render(f->plan, SB_FORMAT_TEXT, s, &err), 0);
 	fclose(s);
 	assert_string_equal(sbuf, buf);
 	free(buf);
@@ -105,13 +105,13 @@ static void test_errors(void **state)
 	char *buf = (char *)1;
 	FILE *full = fopen("/dev/full", "w");
 
-	assert_int_equal(sb_plan_render_buffer(f->plan, (enum sb_plan_format)7, &buf, NULL, &err), -1);
+	assert_int_equal(sb_plan_render_buffer(f->plan, (enum sb_format)7, &buf, NULL, &err), -1);
 	assert_null(buf);
 	assert_int_equal(err.code, SB_ERR_INPUT);
 	assert_non_null(full);
-	assert_int_equal(sb_plan_render(f->plan, SB_PLAN_JSON, full, &err), -1);
+	assert_int_equal(sb_plan_render(f->plan, SB_FORMAT_JSON, full, &err), -1);
 	assert_int_equal(err.code, SB_ERR_RUNTIME);
-	assert_int_equal(sb_plan_render(f->plan, SB_PLAN_JSON, full, NULL), -1); /* err optional */
+	assert_int_equal(sb_plan_render(f->plan, SB_FORMAT_JSON, full, NULL), -1); /* err optional */
 	fclose(full);
 }
 

@@ -1,0 +1,35 @@
+# Writes OUT, the version script of libsbench.so, from TEMPLATE
+# (ctl/libsbench.map) and the function declarations of the public headers
+# in HEADER_DIR (include/sbench/*.h): every name sb_* followed by "(",
+# once comments, preprocessor lines and typedefs are removed.
+#   cmake -DTEMPLATE=... -DHEADER_DIR=... -DOUT=... -P libsbench-map.cmake
+file(GLOB headers "${HEADER_DIR}/*.h")
+list(SORT headers)
+set(names "")
+foreach(h IN LISTS headers)
+  file(READ "${h}" text)
+  # comments (/* ... */ may span lines; CMake's regex has no lazy match)
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
+  string(REGEX REPLACE "//[^\n]*" " " text "${text}")
+  # preprocessor lines, and typedefs (function types are not functions)
+  string(REGEX REPLACE "(^|\n)[ \t]*#[^\n]*" "\n" text "${text}")
+  string(REGEX REPLACE "typedef[^;]*;" " " text "${text}")
+  string(REGEX MATCHALL "sb_[a-z0-9_]+[ \t\r\n]*\\(" decls "${text}")
+  foreach(d IN LISTS decls)
+    string(REGEX REPLACE "[ \t\r\n]*\\($" "" d "${d}")
+    list(APPEND names "${d}")
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES names)
+list(SORT names)
+list(LENGTH names n)
+if(n LESS 10)
+  message(FATAL_ERROR "libsbench-map: only ${n} public functions found in ${HEADER_DIR}")
+endif()
+set(SB_PUBLIC_SYMBOLS "")
+foreach(name IN LISTS names)
+  string(APPEND SB_PUBLIC_SYMBOLS "\t\t${name};\n")
+endforeach()
+string(REGEX REPLACE "\n$" "" SB_PUBLIC_SYMBOLS "${SB_PUBLIC_SYMBOLS}")
+# configure_file leaves OUT alone when it would not change
+configure_file("${TEMPLATE}" "${OUT}" @ONLY)
