@@ -17,13 +17,24 @@ whose ``tail`` says which, not an exception.
 import ctypes
 import json
 import os
-from typing import Any, Dict, List, Optional, Union
+import warnings
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "plan", "keygen", "read_log", "Error", "UsageError", "NotFound",
-           "SpecError", "SchedulerError", "Timeout"]
+__all__ = ["__version__", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
+           "read_log", "keygen", "Error", "UsageError", "NotFound", "SpecError",
+           "SchedulerError", "Timeout", "SbenchWarning"]
+
+
+class SbenchWarning(UserWarning):
+    """What sbctl prints as "warning: ..." on stderr (a chunk submitted twice,
+    outcomes that could not be recorded, a scheduler that is retried)."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, SbenchWarning, stacklevel=3)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -93,3 +104,193 @@ def read_log(path: PathLike, key: Optional[PathLike] = None, head: Optional[str]
         _lib.raise_error(err)
     text = _lib.take_buffer(buf, n.value).decode("utf-8")
     return [json.loads(line) for line in text.splitlines() if line]
+
+
+def _json(fn, obj) -> Dict[str, Any]:
+    return json.loads(_lib.render(fn, obj, _lib.FORMAT_JSON))
+
+
+def _bench_arg(bench: PathLike) -> bytes:
+    return _lib.fspath(bench)
+
+
+def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False) -> Dict[str, Any]:
+    """Plans the spec, creates its benchmark directory under ``root`` (default
+    ``$SB_ROOT``, else ``./sbench-runs``) and submits its children as job
+    arrays: the document of ``sbctl submit SPEC --json``.  Submitting the
+    same spec again submits nothing (``"already_submitted": true``).
+
+    Raises :class:`SpecError` for a bad spec, :class:`Error` when sbatch
+    refused or the submit was interrupted (run it again to continue)."""
+    opts = _lib.SubmitOpts(dry_run=bool(dry_run))
+    res = ctypes.c_void_p()
+    with _lib.Context(root=root, warn=_warn) as ctx:
+        rc = _lib.sb_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts), ctypes.byref(res),
+                            ctypes.byref(ctx.err))
+        try:
+            if rc < 0:
+                _lib.raise_error(ctx.err, spec=True)
+            return _json(_lib.sb_submit_render_buffer, res)
+        finally:
+            _lib.sb_submit_result_destroy(res)
+
+
+def _status_opts(offline=False, settle=None, timeout=None, interval=None):
+    o = _lib.StatusOpts()
+    o.offline = bool(offline)
+    if settle is not None:
+        if settle < 0:
+            raise UsageError("settle must be >= 0 seconds, not %r" % (settle,))
+        # 0 in the options means "the context's": a settle of 0 goes there
+        o.settle = float(settle) if settle > 0 else 0.0
+    if timeout is not None:
+        if timeout <= 0:
+            raise UsageError("timeout must be > 0 seconds, not %r" % (timeout,))
+        o.timeout = float(timeout)
+    if interval is not None:
+        if interval <= 0:
+            raise UsageError("interval must be > 0 seconds, not %r" % (interval,))
+        o.interval = float(interval)
+    return o
+
+
+def _with_bench(ctx, bench):
+    b = _lib.sb_bench_find(ctx.ptr, _bench_arg(bench), ctypes.byref(ctx.err))
+    if not b:
+        _lib.raise_error(ctx.err)
+    return b
+
+
+def status(bench: PathLike, offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
+    """Classifies every child of the benchmark ``bench`` (its directory, or
+    a name or digest prefix the local index knows): the document of
+    ``sbctl status BENCH --json``.  Children that did not succeed are data
+    (their ``class`` and ``reason``), not exceptions.  ``offline`` does not
+    ask the scheduler; ``settle`` is the settle time in seconds (default
+    10).  Raises :class:`SchedulerError` when sacct or squeue does not
+    answer (use ``offline=True``)."""
+    opts = _status_opts(offline, settle)
+    st = ctypes.c_void_p()
+    with _lib.Context(settle=settle if settle == 0 else None, warn=_warn) as ctx:
+        b = _with_bench(ctx, bench)
+        try:
+            if _lib.sb_status_compute(ctx.ptr, b, ctypes.byref(opts), ctypes.byref(st),
+                                      ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            try:
+                return _json(_lib.sb_status_render_buffer, st)
+            finally:
+                _lib.sb_status_destroy(st)
+        finally:
+            _lib.sb_bench_destroy(b)
+
+
+def wait(bench: PathLike, timeout: Optional[float] = None,
+         interval: Optional[float] = None) -> Dict[str, Any]:
+    """Waits until no child of ``bench`` is pending or running (polling the
+    scheduler every ``interval`` seconds, default 30, as ``sbctl wait``)
+    and returns the final status document.  A scheduler that does not answer
+    is retried (with a :class:`SbenchWarning`).  Raises :class:`Timeout`
+    when ``timeout`` seconds passed first."""
+    opts = _status_opts(timeout=timeout, interval=interval)
+    st = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx:
+        if _lib.sb_status_wait(ctx.ptr, _bench_arg(bench), ctypes.byref(opts), ctypes.byref(st),
+                               ctypes.byref(ctx.err)) < 0:
+            _lib.raise_error(ctx.err)
+        try:
+            return _json(_lib.sb_status_render_buffer, st)
+        finally:
+            _lib.sb_status_destroy(st)
+
+
+def _names(arg, what):
+    if arg is None:
+        return None, 0
+    if isinstance(arg, str):
+        arg = [n for n in arg.split(",")]
+    names = [str(n).encode() for n in arg]
+    return (ctypes.c_char_p * max(len(names), 1))(*names), len(names)
+
+
+def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = None,
+            metrics: Optional[Union[str, Sequence[str]]] = None,
+            offline: bool = False) -> Dict[str, Any]:
+    """Statistics (n, mean, stddev, min, median, max) of each metric per group
+    of parameters, over the succeeded children only, beside the count of
+    each class per group: the document of ``sbctl analyze BENCH --json``.
+    ``group_by`` and ``metrics`` are lists of names (or "a,b" strings);
+    default: the spec's ``analysis`` section.  ``rows(analysis)`` turns the
+    result into flat rows for ``pandas.DataFrame`` or the csv module."""
+    sopts = _status_opts(offline)
+    aopts = _lib.AnalyzeOpts()
+    gb, ngb = _names(group_by, "group_by")
+    ms, nms = _names(metrics, "metrics")
+    if gb is not None:
+        aopts.group_by, aopts.ngroup_by = ctypes.cast(gb, _lib.c_char_pp), ngb
+    if ms is not None:
+        aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
+    an = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx:
+        b = _with_bench(ctx, bench)
+        try:
+            if _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts), ctypes.byref(aopts),
+                                     ctypes.byref(an), ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            try:
+                return _json(_lib.sb_analysis_render_buffer, an)
+            finally:
+                _lib.sb_analysis_destroy(an)
+        finally:
+            _lib.sb_bench_destroy(b)
+
+
+def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = False) -> Dict[str, Any]:
+    """Submits a new attempt for the children of ``bench`` in the classes
+    ``only`` (e.g. ``["failed", "killed"]`` or ``"failed,killed"``): the
+    document of ``sbctl rerun BENCH --only CLASSES --json``.  Earlier
+    attempts stay in the record."""
+    classes = only if isinstance(only, str) else ",".join(only)
+    opts = _lib.SubmitOpts(dry_run=bool(dry_run))
+    res = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx:
+        rc = _lib.sb_rerun(ctx.ptr, _bench_arg(bench), classes.encode(), ctypes.byref(opts),
+                           ctypes.byref(res), ctypes.byref(ctx.err))
+        try:
+            if rc < 0:
+                _lib.raise_error(ctx.err)
+            return _json(_lib.sb_submit_render_buffer, res)
+        finally:
+            _lib.sb_submit_result_destroy(res)
+
+
+def cancel(bench: PathLike) -> Dict[str, Any]:
+    """Cancels the benchmark's pending and running jobs and records a signed
+    cancel record: the document of ``sbctl cancel BENCH --json``."""
+    res = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx:
+        rc = _lib.sb_cancel(ctx.ptr, _bench_arg(bench), ctypes.byref(res), ctypes.byref(ctx.err))
+        try:
+            if rc < 0:
+                _lib.raise_error(ctx.err)
+            return _json(_lib.sb_submit_render_buffer, res)
+        finally:
+            _lib.sb_submit_result_destroy(res)
+
+
+def rows(analysis: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Flat rows of an :func:`analyze` result, one per group and metric, for
+    ``pandas.DataFrame(rows(a))`` or ``csv.DictWriter``: the group's
+    parameters (as ``param.NAME``, so that no parameter can collide with a
+    statistic), ``metric``, ``n``, ``mean``, ``stddev``, ``min``,
+    ``median``, ``max`` (None where undefined)."""
+    out = []
+    for g in analysis["groups"]:
+        base = {"param." + k: v for k, v in g["params"].items()}
+        for name, st in g["metrics"].items():
+            row = dict(base)
+            row["metric"] = name
+            for k in ("n", "mean", "stddev", "min", "median", "max"):
+                row[k] = st.get(k)
+            out.append(row)
+    return out

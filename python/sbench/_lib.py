@@ -41,15 +41,16 @@ lib = _load()
 
 # error.h
 SB_ERROR_MAX = 1024
-ERR_NONE, ERR_RUNTIME, ERR_INPUT, ERR_NOT_FOUND, ERR_NOMEM = range(5)
+(ERR_NONE, ERR_RUNTIME, ERR_INPUT, ERR_NOT_FOUND, ERR_NOMEM, ERR_TIMEOUT,
+ ERR_SCHEDULER) = range(7)
 
 
 class Error_t(ctypes.Structure):
     _fields_ = [("msg", ctypes.c_char * SB_ERROR_MAX), ("code", ctypes.c_int)]
 
 
-# format.h / plan.h / logview.h: text 0, JSON 1
-FORMAT_TEXT, FORMAT_JSON = 0, 1
+# format.h
+FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV = 0, 1, 2
 
 c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 c_void_pp = ctypes.POINTER(ctypes.c_void_p)
@@ -78,6 +79,34 @@ class LogviewSummary(ctypes.Structure):
     ]
 
 
+class StatusOpts(ctypes.Structure):
+    _fields_ = [
+        ("offline", ctypes.c_bool),
+        ("settle", ctypes.c_double),
+        ("rehash", ctypes.c_bool),
+        ("no_outcomes", ctypes.c_bool),
+        ("sched_timeout", ctypes.c_double),
+        ("timeout", ctypes.c_double),
+        ("interval", ctypes.c_double),
+    ]
+
+
+class AnalyzeOpts(ctypes.Structure):
+    _fields_ = [
+        ("group_by", c_char_pp),
+        ("ngroup_by", ctypes.c_size_t),
+        ("metrics", c_char_pp),
+        ("nmetrics", ctypes.c_size_t),
+    ]
+
+
+class SubmitOpts(ctypes.Structure):
+    _fields_ = [("dry_run", ctypes.c_bool)]
+
+
+WARN_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+
+
 def _fn(name, restype, *argtypes):
     f = getattr(lib, name)
     f.restype = restype
@@ -99,6 +128,39 @@ sb_logview_verify_buffer = _fn("sb_logview_verify_buffer", ctypes.c_int, ctypes.
                                ctypes.POINTER(LogviewOpts), c_void_pp,
                                ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(LogviewSummary),
                                P_ERR)
+
+vp, sz, P_SZ = ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)
+sb_ctx_create = _fn("sb_ctx_create", vp, P_ERR)
+sb_ctx_destroy = _fn("sb_ctx_destroy", None, vp)
+sb_ctx_load_env = _fn("sb_ctx_load_env", ctypes.c_int, vp, c_char_pp, P_ERR)
+sb_ctx_set_root = _fn("sb_ctx_set_root", ctypes.c_int, vp, ctypes.c_char_p, P_ERR)
+sb_ctx_agent = _fn("sb_ctx_agent", ctypes.c_char_p, vp)
+sb_ctx_set_agent = _fn("sb_ctx_set_agent", ctypes.c_int, vp, ctypes.c_char_p, P_ERR)
+sb_ctx_set_settle = _fn("sb_ctx_set_settle", ctypes.c_int, vp, ctypes.c_double, P_ERR)
+sb_ctx_set_warn = _fn("sb_ctx_set_warn", None, vp, WARN_FN, vp)
+sb_bench_find = _fn("sb_bench_find", vp, vp, ctypes.c_char_p, P_ERR)
+sb_bench_destroy = _fn("sb_bench_destroy", None, vp)
+sb_bench_dir = _fn("sb_bench_dir", ctypes.c_char_p, vp)
+sb_status_compute = _fn("sb_status_compute", ctypes.c_int, vp, vp, ctypes.POINTER(StatusOpts),
+                        c_void_pp, P_ERR)
+sb_status_wait = _fn("sb_status_wait", ctypes.c_int, vp, ctypes.c_char_p,
+                     ctypes.POINTER(StatusOpts), c_void_pp, P_ERR)
+sb_status_destroy = _fn("sb_status_destroy", None, vp)
+sb_status_render_buffer = _fn("sb_status_render_buffer", ctypes.c_int, vp, ctypes.c_int,
+                              c_void_pp, P_SZ, P_ERR)
+sb_analyze_bench = _fn("sb_analyze_bench", ctypes.c_int, vp, vp, ctypes.POINTER(StatusOpts),
+                       ctypes.POINTER(AnalyzeOpts), c_void_pp, P_ERR)
+sb_analysis_destroy = _fn("sb_analysis_destroy", None, vp)
+sb_analysis_render_buffer = _fn("sb_analysis_render_buffer", ctypes.c_int, vp, ctypes.c_int,
+                                c_void_pp, P_SZ, P_ERR)
+sb_submit = _fn("sb_submit", ctypes.c_int, vp, ctypes.c_char_p, ctypes.POINTER(SubmitOpts),
+                c_void_pp, P_ERR)
+sb_rerun = _fn("sb_rerun", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p,
+               ctypes.POINTER(SubmitOpts), c_void_pp, P_ERR)
+sb_cancel = _fn("sb_cancel", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
+sb_submit_result_destroy = _fn("sb_submit_result_destroy", None, vp)
+sb_submit_render_buffer = _fn("sb_submit_render_buffer", ctypes.c_int, vp, ctypes.c_int,
+                              c_void_pp, P_SZ, P_ERR)
 
 # buffers the library returns are freed by the library's own allocator
 _free = getattr(lib, "sb_free", None) or ctypes.CDLL(None).free
@@ -141,4 +203,72 @@ def raise_error(err, spec=False):
         raise _errors.UsageError(msg)
     if code == ERR_NOMEM:
         raise MemoryError(msg)
+    if code == ERR_TIMEOUT:
+        raise _errors.Timeout(msg)
+    if code == ERR_SCHEDULER:
+        raise _errors.SchedulerError(msg)
     raise _errors.Error(msg)
+
+
+def render(fn, obj, fmt=FORMAT_JSON):
+    """The rendering of a result object by the library's renderer fn."""
+    err = Error_t()
+    buf, n = ctypes.c_void_p(), ctypes.c_size_t()
+    if fn(obj, fmt, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(err)) < 0:
+        raise_error(err)
+    return take_buffer(buf, n.value)
+
+
+class Context:
+    """A libsbench context with the defaults sbctl would use: from
+    os.environ (SB_ROOT, SB_AGENT, SB_INDEX, XDG_STATE_HOME, HOME,
+    SB_LOOKUP_WINDOW), the sbagent installed beside this library, and the
+    library's warnings sent to a Python callable."""
+
+    def __init__(self, root=None, settle=None, warn=None):
+        self.err = Error_t()
+        self.ptr = sb_ctx_create(ctypes.byref(self.err))
+        if not self.ptr:
+            raise_error(self.err)
+        env = [("%s=%s" % kv).encode("utf-8", "surrogateescape") for kv in os.environ.items()]
+        envp = (ctypes.c_char_p * (len(env) + 1))(*env, None)
+        try:
+            if sb_ctx_load_env(self.ptr, envp, ctypes.byref(self.err)) < 0:
+                raise_error(self.err)
+            if not sb_ctx_agent(self.ptr):
+                agent = _agent_beside_library()
+                if agent and sb_ctx_set_agent(self.ptr, agent, ctypes.byref(self.err)) < 0:
+                    raise_error(self.err)
+            if root is not None and sb_ctx_set_root(self.ptr, fspath(root),
+                                                     ctypes.byref(self.err)) < 0:
+                raise_error(self.err)
+            if settle is not None and sb_ctx_set_settle(self.ptr, float(settle),
+                                                         ctypes.byref(self.err)) < 0:
+                raise_error(self.err)
+        except BaseException:
+            self.close()
+            raise
+        self._warn = WARN_FN(lambda _user, msg: warn(msg.decode("utf-8", "replace"))) if warn else None
+        if self._warn:
+            sb_ctx_set_warn(self.ptr, self._warn, None)
+
+    def close(self):
+        if self.ptr:
+            sb_ctx_destroy(self.ptr)
+            self.ptr = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _agent_beside_library():
+    """PREFIX/bin/sbagent for PREFIX/lib/libsbench.so.0 (the build tree and
+    an install alike), or None."""
+    libdir = os.path.dirname(os.path.abspath(lib._name)) if os.path.isabs(lib._name) else None
+    if libdir is None:
+        return None
+    agent = os.path.join(os.path.dirname(libdir), "bin", "sbagent")
+    return os.fsencode(agent) if os.access(agent, os.X_OK) else None

@@ -1,0 +1,155 @@
+"""Equivalence with the CLI on a mixed benchmark on the fake Slurm: the demo
+sweep (successes, a diverging learning rate that fails, a child that
+outlives its time limit, one cancelled by hand), then a tampered result.
+Every operation's Python result equals json.loads of `sbctl ... --json`."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+import sbench
+
+FAKE = os.path.join(os.environ["SB_BUILD"], "fake", "bin")
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    work = tmp_path_factory.mktemp("bench")
+    env = {
+        "PATH": FAKE + os.pathsep + os.environ["PATH"],
+        "SB_FAKE_SLURM_DIR": str(work / "fake-slurm"),
+        "SB_FAKE_TIME_UNIT": "s",
+        "SB_FAKE_KILLWAIT": "0.5",
+        "SB_ROOT": str(work / "runs"),
+        "SB_INDEX": str(work / "index.sqlite"),
+    }
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        spec = os.path.join(os.environ["SB_SRC"], "examples", "demo-sweep.yaml")
+        sub = sbench.submit(spec)
+        job = sub["jobs"][0]["job_id"]
+        subprocess.run(["scancel", "%s_3" % job], check=True)
+        final = sbench.wait(sub["benchmark"]["dir"], timeout=120, interval=1)
+        yield {"dir": sub["benchmark"]["dir"], "spec": spec, "submit": sub, "wait": final,
+               "work": work}
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def counts(doc):
+    return {k: v for k, v in doc["counts"].items() if v}
+
+
+def test_the_mix_is_there(bench):
+    c = counts(bench["wait"])
+    assert c.get("succeeded", 0) >= 6 and c.get("failed", 0) >= 4 and c.get("killed", 0) >= 1, c
+
+
+def test_submit_again_equals_cli(cli, bench):
+    again = sbench.submit(bench["spec"])
+    assert again["already_submitted"] is True
+    assert again == cli.json("submit", bench["spec"], "--json")
+
+
+def test_status_equals_cli(cli, bench):
+    for args, kw in ((["--json"], {}), (["--json", "--offline"], {"offline": True})):
+        assert sbench.status(bench["dir"], **kw) == cli.json("status", bench["dir"], *args)
+    # by name, as on the command line
+    assert sbench.status("demo-sweep") == cli.json("status", "demo-sweep", "--json")
+
+
+def test_wait_equals_status(cli, bench):
+    assert sbench.wait(bench["dir"], interval=1) == cli.json("status", bench["dir"], "--json")
+
+
+def test_analyze_equals_cli(cli, bench):
+    assert sbench.analyze(bench["dir"]) == cli.json("analyze", bench["dir"], "--json")
+    assert (sbench.analyze(bench["dir"], group_by=["model"], metrics=["accuracy"]) ==
+            cli.json("analyze", bench["dir"], "--json", "--group-by", "model",
+                     "--metrics", "accuracy"))
+
+
+def test_analysis_rows_for_pandas_and_csv(bench):
+    a = sbench.analyze(bench["dir"])
+    rows = sbench.rows(a)
+    assert rows and all(r["metric"] in ("accuracy", "loss") for r in rows)
+    assert {"param.lr", "param.model", "n", "mean"} <= set(rows[0])
+    import csv
+    import io
+    f = io.StringIO()
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    back = list(csv.DictReader(io.StringIO(f.getvalue())))
+    assert len(back) == len(rows) and back[0]["param.model"] == str(rows[0]["param.model"])
+
+
+def test_read_log_of_benchmark_equals_cli(cli, bench):
+    assert sbench.read_log(bench["dir"]) == cli.json_lines("log", bench["dir"], "--json")
+    assert (sbench.read_log(bench["dir"], child=0) ==
+            cli.json_lines("log", bench["dir"], "--child", "0", "--json"))
+
+
+def test_rerun_then_nothing_to_rerun_equals_cli(cli, bench):
+    failed = [c["index"] for c in sbench.status(bench["dir"])["children"] if c["class"] == "failed"]
+    py = sbench.rerun(bench["dir"], ["failed"])
+    assert sorted(i for j in py["jobs"] for i in j["children"]) == failed
+    sbench.wait(bench["dir"], timeout=120, interval=1)
+    st = sbench.status(bench["dir"])
+    assert all(st["children"][i]["attempt"] == 1 for i in failed)
+    # nothing of those classes now: both say so, identically
+    assert (sbench.rerun(bench["dir"], "partial,stale") ==
+            cli.json("rerun", bench["dir"], "--only", "partial,stale", "--json"))
+
+
+def test_cancel_equals_cli(cli, bench):
+    # nothing is active any more: both say so, identically
+    assert sbench.cancel(bench["dir"]) == cli.json("cancel", bench["dir"], "--json")
+
+
+def test_tampered_result_is_invalid_in_both(cli, bench):
+    st = sbench.status(bench["dir"])
+    ok = [c for c in st["children"] if c["class"] == "succeeded"][0]
+    path = os.path.join(bench["dir"], "runs", str(ok["index"]), "metrics.json")
+    with open(path, "a") as f:
+        f.write(" ")
+    py = sbench.status(bench["dir"])
+    assert py == cli.json("status", bench["dir"], "--json")
+    assert py["children"][ok["index"]]["class"] == "invalid"
+
+
+def test_errors_are_the_clis(cli, bench, tmp_path):
+    r = cli.run("status", "no-such-benchmark")
+    assert r.returncode == 2
+    with pytest.raises(sbench.NotFound) as e:
+        sbench.status("no-such-benchmark")
+    assert str(e.value) in r.stderr
+    r = cli.run("analyze", bench["dir"], "--group-by", "nosuch", "--json")
+    assert r.returncode == 2
+    with pytest.raises(sbench.UsageError) as e:
+        sbench.analyze(bench["dir"], group_by=["nosuch"])
+    assert str(e.value) in r.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ncommand: [a]\nparameters: {p: [1, 1]}\n")
+    r = cli.run("submit", bad, "--json")
+    assert r.returncode == 2
+    with pytest.raises(sbench.SpecError) as e:
+        sbench.submit(bad)
+    assert str(e.value) in r.stderr
+
+
+def test_wait_timeout(cli, bench, tmp_path):
+    spec = tmp_path / "slow.yaml"
+    spec.write_text("name: slow\ncommand: [sleep, '30']\n")
+    sbench.submit(spec)
+    with pytest.raises(sbench.Timeout) as e:
+        sbench.wait("slow", timeout=1, interval=1)
+    assert e.value.exit_code == 1
+    sbench.cancel("slow")
