@@ -156,7 +156,32 @@ printf '  sbctl status --json (sacct, squeue):    %.3f s  (%.2fx the floor)\n' "
 printf '  scheduler calls per status: %d sacct (budget ceil(%d arrays / 1000) = %d), %d squeue\n' \
 	"$sacct_calls" "$arrays" "$want_sacct" "$squeue_calls"
 printf '  classes with the scheduler: %s\n' "$online_counts"
+# the Python service over the same evidence: sbench.status() and
+# sbench.analyze() against `sbctl ... --json` + json.loads (budget 1.5x)
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+export PYTHONPATH=$SB_BUILD/python
+py_cmd() { "$py" -c 'import sys, sbench; getattr(sbench, sys.argv[1])(sys.argv[2])' "$1" "$dir"; }
+cli_py_cmd() {
+	"$sbctl" "$1" "$dir" --json | "$py" -c 'import json, sys; json.load(sys.stdin)'
+	return "${PIPESTATUS[0]}"
+}
+py_status=$(best py_cmd status)
+cli_status=$(best cli_py_cmd status)
+py_analyze=$(best py_cmd analyze)
+cli_analyze=$(best cli_py_cmd analyze)
+printf '  python sbench.status():                 %.3f s  (%.2fx sbctl status --json | json.loads: %.3f s; budget 1.5x)\n' \
+	"$py_status" "$(echo "$py_status / $cli_status" | bc -l)" "$cli_status"
+printf '  python sbench.analyze():                %.3f s  (%.2fx sbctl analyze --json | json.loads: %.3f s; budget 1.5x)\n' \
+	"$py_analyze" "$(echo "$py_analyze / $cli_analyze" | bc -l)" "$cli_analyze"
 fail=0
+for pair in "$py_status $cli_status status" "$py_analyze $cli_analyze analyze"; do
+	set -- $pair
+	if [ "$(echo "$1 <= 1.5 * $2" | bc -l)" != 1 ]; then
+		echo "  python $3: OVER the 1.5x budget"
+		[ "${SB_BENCH_STRICT:-0}" = 1 ] && fail=1
+	fi
+done
 if [ "$sacct_calls" -ne "$want_sacct" ]; then
 	echo "  sacct calls: OVER the budget" ; fail=1
 fi
