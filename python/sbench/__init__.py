@@ -23,9 +23,13 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
+__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
            "read_log", "keygen", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
+
+
+for _cls in (Error, UsageError, NotFound, SpecError, SchedulerError, Timeout):
+    _cls.__module__ = "sbench"  # shown as sbench.SpecError, where users catch them
 
 
 class SbenchWarning(UserWarning):
@@ -294,3 +298,92 @@ def rows(analysis: Dict[str, Any]) -> List[Dict[str, Any]]:
                 row[k] = st.get(k)
             out.append(row)
     return out
+
+
+def benchmarks() -> Dict[str, Any]:
+    """The benchmarks the local index knows: the document of
+    ``sbctl list --json``."""
+    lst = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx:
+        if _lib.sb_index_list(ctx.ptr, ctypes.byref(lst), ctypes.byref(ctx.err)) < 0:
+            _lib.raise_error(ctx.err)
+        try:
+            return _json(_lib.sb_bench_list_render_buffer, lst)
+        finally:
+            _lib.sb_bench_list_destroy(lst)
+
+
+def output(bench: PathLike, child: int) -> List[str]:
+    """The paths of child ``child``'s Slurm stdout and stderr files (every
+    attempt and restart, oldest first), as ``sbctl output`` shows them."""
+    if isinstance(child, bool) or not isinstance(child, int) or child < 0:
+        raise UsageError("child must be an index >= 0, not %r" % (child,))
+    files, n = ctypes.POINTER(ctypes.c_char_p)(), ctypes.c_size_t()
+    with _lib.Context(warn=_warn) as ctx:
+        b = _with_bench(ctx, bench)
+        try:
+            if _lib.sb_bench_output(b, child, None, ctypes.byref(files), ctypes.byref(n),
+                                    ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            try:
+                return [os.fsdecode(files[i]) for i in range(n.value)]
+            finally:
+                _lib._free(ctypes.cast(files, ctypes.c_void_p))
+        finally:
+            _lib.sb_bench_destroy(b)
+
+
+class Benchmark:
+    """A benchmark, opened by its directory, name (the latest of that name)
+    or digest prefix, as on the command line::
+
+        b = sbench.Benchmark("lr-sweep")
+        b.wait(timeout=3600)
+        best = min(b.analyze()["groups"], key=lambda g: g["metrics"]["loss"]["mean"])
+
+    The attributes are what its immutable record says; the methods are the
+    module's functions for this benchmark."""
+
+    def __init__(self, bench: PathLike):
+        with _lib.Context(warn=_warn) as ctx:
+            b = _with_bench(ctx, bench)
+            try:
+                self.dir: str = os.fsdecode(_lib.sb_bench_dir(b))
+                self.name: str = _lib.sb_bench_name(b).decode()
+                tag = _lib.sb_bench_tag(b)
+                self.tag: Optional[str] = tag.decode() if tag is not None else None
+                self.digest: str = _lib.sb_bench_digest(b).decode()
+                self.children: int = _lib.sb_bench_children(b)
+            finally:
+                _lib.sb_bench_destroy(b)
+
+    def __repr__(self) -> str:
+        return "Benchmark(%r)" % self.dir
+
+    def status(self, offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
+        """:func:`status` of this benchmark."""
+        return status(self.dir, offline=offline, settle=settle)
+
+    def wait(self, timeout: Optional[float] = None, interval: Optional[float] = None) -> Dict[str, Any]:
+        """:func:`wait` for this benchmark."""
+        return wait(self.dir, timeout=timeout, interval=interval)
+
+    def analyze(self, group_by=None, metrics=None, offline: bool = False) -> Dict[str, Any]:
+        """:func:`analyze` of this benchmark."""
+        return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline)
+
+    def rerun(self, only, dry_run: bool = False) -> Dict[str, Any]:
+        """:func:`rerun` of this benchmark's children of the classes ``only``."""
+        return rerun(self.dir, only, dry_run=dry_run)
+
+    def cancel(self) -> Dict[str, Any]:
+        """:func:`cancel` this benchmark's jobs."""
+        return cancel(self.dir)
+
+    def output(self, child: int) -> List[str]:
+        """The Slurm output files of one child (:func:`output`)."""
+        return output(self.dir, child)
+
+    def logs(self, child: Optional[int] = None) -> List[Dict[str, Any]]:
+        """:func:`read_log` of every log of this benchmark, or of one child."""
+        return read_log(self.dir, child=child)

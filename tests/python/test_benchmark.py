@@ -153,3 +153,38 @@ def test_wait_timeout(cli, bench, tmp_path):
         sbench.wait("slow", timeout=1, interval=1)
     assert e.value.exit_code == 1
     sbench.cancel("slow")
+
+
+def test_benchmark_object(cli, bench):
+    b = sbench.Benchmark("demo-sweep")
+    assert b.dir == bench["dir"] and b.name == "demo-sweep" and b.children == 12
+    assert b.digest == bench["submit"]["benchmark"]["digest"] and b.tag is None
+    assert b.status() == cli.json("status", b.dir, "--json")
+    assert b.analyze() == cli.json("analyze", b.dir, "--json")
+    assert b.logs(child=1) == cli.json_lines("log", b.dir, "--child", "1", "--json")
+    files = b.output(0)
+    assert files and all(os.path.exists(f) for f in files)
+    r = cli.run("output", b.dir, "0")
+    assert r.returncode == 0
+    with pytest.raises(sbench.NotFound):
+        b.output(99)
+    assert repr(b) == "Benchmark(%r)" % b.dir
+
+
+def test_benchmarks_equals_cli_list(cli, bench):
+    assert sbench.benchmarks() == cli.json("list", "--json")
+
+
+def test_scheduler_error(cli, bench, tmp_path, monkeypatch):
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sacct").write_text("#!/bin/sh\necho 'sacct: error: slurmdbd: connection refused' >&2\nexit 1\n")
+    (shim / "sacct").chmod(0o755)
+    monkeypatch.setenv("PATH", str(shim) + os.pathsep + os.environ["PATH"])
+    r = cli.run("status", bench["dir"], "--json")
+    assert r.returncode == 1
+    with pytest.raises(sbench.SchedulerError) as e:
+        sbench.status(bench["dir"])
+    assert e.value.exit_code == 1 and str(e.value) in r.stderr
+    # offline needs no scheduler
+    assert sbench.status(bench["dir"], offline=True)["scheduler"] == "offline"
