@@ -62,11 +62,7 @@ def plan(spec: PathLike) -> Dict[str, Any]:
         p = _lib.sb_plan_create(s, ctypes.byref(err))
         if not p:
             _lib.raise_error(err, spec=True)
-        buf, n = ctypes.c_void_p(), ctypes.c_size_t()
-        if _lib.sb_plan_render_buffer(p, _lib.FORMAT_JSON, ctypes.byref(buf), ctypes.byref(n),
-                                      ctypes.byref(err)) < 0:
-            _lib.raise_error(err)
-        return json.loads(_lib.take_buffer(buf, n.value))
+        return _json(_lib.sb_plan_render_buffer, p)
     finally:
         _lib.sb_plan_destroy(p)
         _lib.sb_spec_destroy(s)
@@ -118,6 +114,35 @@ def _bench_arg(bench: PathLike) -> bytes:
     return _lib.fspath(bench)
 
 
+def _result(ctx, call, render_fn, destroy_fn, spec=False) -> Dict[str, Any]:
+    """Calls call(&out) (a library operation that makes a result object),
+    then renders the result as JSON and frees it; raises on failure (a
+    failed call may still have made a result: it is freed too)."""
+    out = ctypes.c_void_p()
+    rc = call(ctypes.byref(out))
+    try:
+        if rc < 0:
+            _lib.raise_error(ctx.err, spec=spec)
+        return _json(render_fn, out)
+    finally:
+        destroy_fn(out)
+
+
+class _Opened:
+    """The benchmark a BENCH argument names, open for a with-block."""
+
+    def __init__(self, ctx, bench):
+        self.ptr = _lib.sb_bench_find(ctx.ptr, _bench_arg(bench), ctypes.byref(ctx.err))
+        if not self.ptr:
+            _lib.raise_error(ctx.err)
+
+    def __enter__(self):
+        return self.ptr
+
+    def __exit__(self, *exc):
+        _lib.sb_bench_destroy(self.ptr)
+
+
 def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False) -> Dict[str, Any]:
     """Plans the spec, creates its benchmark directory under ``root`` (default
     ``$SB_ROOT``, else ``./sbench-runs``) and submits its children as job
@@ -127,16 +152,10 @@ def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = Fals
     Raises :class:`SpecError` for a bad spec, :class:`Error` when sbatch
     refused or the submit was interrupted (run it again to continue)."""
     opts = _lib.SubmitOpts(dry_run=bool(dry_run))
-    res = ctypes.c_void_p()
     with _lib.Context(root=root, warn=_warn) as ctx:
-        rc = _lib.sb_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts), ctypes.byref(res),
-                            ctypes.byref(ctx.err))
-        try:
-            if rc < 0:
-                _lib.raise_error(ctx.err, spec=True)
-            return _json(_lib.sb_submit_render_buffer, res)
-        finally:
-            _lib.sb_submit_result_destroy(res)
+        return _result(ctx, lambda out: _lib.sb_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts),
+                                                       out, ctypes.byref(ctx.err)),
+                       _lib.sb_submit_render_buffer, _lib.sb_submit_result_destroy, spec=True)
 
 
 def _status_opts(offline=False, settle=None, timeout=None, interval=None):
@@ -158,12 +177,6 @@ def _status_opts(offline=False, settle=None, timeout=None, interval=None):
     return o
 
 
-def _with_bench(ctx, bench):
-    b = _lib.sb_bench_find(ctx.ptr, _bench_arg(bench), ctypes.byref(ctx.err))
-    if not b:
-        _lib.raise_error(ctx.err)
-    return b
-
 
 def status(bench: PathLike, offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
     """Classifies every child of the benchmark ``bench`` (its directory, or
@@ -174,19 +187,11 @@ def status(bench: PathLike, offline: bool = False, settle: Optional[float] = Non
     10).  Raises :class:`SchedulerError` when sacct or squeue does not
     answer (use ``offline=True``)."""
     opts = _status_opts(offline, settle)
-    st = ctypes.c_void_p()
-    with _lib.Context(settle=settle if settle == 0 else None, warn=_warn) as ctx:
-        b = _with_bench(ctx, bench)
-        try:
-            if _lib.sb_status_compute(ctx.ptr, b, ctypes.byref(opts), ctypes.byref(st),
-                                      ctypes.byref(ctx.err)) < 0:
-                _lib.raise_error(ctx.err)
-            try:
-                return _json(_lib.sb_status_render_buffer, st)
-            finally:
-                _lib.sb_status_destroy(st)
-        finally:
-            _lib.sb_bench_destroy(b)
+    with _lib.Context(settle=settle if settle == 0 else None, warn=_warn) as ctx, \
+            _Opened(ctx, bench) as b:
+        return _result(ctx, lambda out: _lib.sb_status_compute(ctx.ptr, b, ctypes.byref(opts), out,
+                                                               ctypes.byref(ctx.err)),
+                       _lib.sb_status_render_buffer, _lib.sb_status_destroy)
 
 
 def wait(bench: PathLike, timeout: Optional[float] = None,
@@ -197,15 +202,11 @@ def wait(bench: PathLike, timeout: Optional[float] = None,
     is retried (with a :class:`SbenchWarning`).  Raises :class:`Timeout`
     when ``timeout`` seconds passed first."""
     opts = _status_opts(timeout=timeout, interval=interval)
-    st = ctypes.c_void_p()
     with _lib.Context(warn=_warn) as ctx:
-        if _lib.sb_status_wait(ctx.ptr, _bench_arg(bench), ctypes.byref(opts), ctypes.byref(st),
-                               ctypes.byref(ctx.err)) < 0:
-            _lib.raise_error(ctx.err)
-        try:
-            return _json(_lib.sb_status_render_buffer, st)
-        finally:
-            _lib.sb_status_destroy(st)
+        return _result(ctx, lambda out: _lib.sb_status_wait(ctx.ptr, _bench_arg(bench),
+                                                            ctypes.byref(opts), out,
+                                                            ctypes.byref(ctx.err)),
+                       _lib.sb_status_render_buffer, _lib.sb_status_destroy)
 
 
 def _names(arg, what):
@@ -234,19 +235,11 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
         aopts.group_by, aopts.ngroup_by = ctypes.cast(gb, _lib.c_char_pp), ngb
     if ms is not None:
         aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
-    an = ctypes.c_void_p()
-    with _lib.Context(warn=_warn) as ctx:
-        b = _with_bench(ctx, bench)
-        try:
-            if _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts), ctypes.byref(aopts),
-                                     ctypes.byref(an), ctypes.byref(ctx.err)) < 0:
-                _lib.raise_error(ctx.err)
-            try:
-                return _json(_lib.sb_analysis_render_buffer, an)
-            finally:
-                _lib.sb_analysis_destroy(an)
-        finally:
-            _lib.sb_bench_destroy(b)
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        return _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
+                                                              ctypes.byref(aopts), out,
+                                                              ctypes.byref(ctx.err)),
+                       _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
 
 
 def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = False) -> Dict[str, Any]:
@@ -256,30 +249,20 @@ def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = Fals
     attempts stay in the record."""
     classes = only if isinstance(only, str) else ",".join(only)
     opts = _lib.SubmitOpts(dry_run=bool(dry_run))
-    res = ctypes.c_void_p()
     with _lib.Context(warn=_warn) as ctx:
-        rc = _lib.sb_rerun(ctx.ptr, _bench_arg(bench), classes.encode(), ctypes.byref(opts),
-                           ctypes.byref(res), ctypes.byref(ctx.err))
-        try:
-            if rc < 0:
-                _lib.raise_error(ctx.err)
-            return _json(_lib.sb_submit_render_buffer, res)
-        finally:
-            _lib.sb_submit_result_destroy(res)
+        return _result(ctx, lambda out: _lib.sb_rerun(ctx.ptr, _bench_arg(bench), classes.encode(),
+                                                      ctypes.byref(opts), out,
+                                                      ctypes.byref(ctx.err)),
+                       _lib.sb_submit_render_buffer, _lib.sb_submit_result_destroy)
 
 
 def cancel(bench: PathLike) -> Dict[str, Any]:
     """Cancels the benchmark's pending and running jobs and records a signed
     cancel record: the document of ``sbctl cancel BENCH --json``."""
-    res = ctypes.c_void_p()
     with _lib.Context(warn=_warn) as ctx:
-        rc = _lib.sb_cancel(ctx.ptr, _bench_arg(bench), ctypes.byref(res), ctypes.byref(ctx.err))
-        try:
-            if rc < 0:
-                _lib.raise_error(ctx.err)
-            return _json(_lib.sb_submit_render_buffer, res)
-        finally:
-            _lib.sb_submit_result_destroy(res)
+        return _result(ctx, lambda out: _lib.sb_cancel(ctx.ptr, _bench_arg(bench), out,
+                                                       ctypes.byref(ctx.err)),
+                       _lib.sb_submit_render_buffer, _lib.sb_submit_result_destroy)
 
 
 def rows(analysis: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -303,14 +286,9 @@ def rows(analysis: Dict[str, Any]) -> List[Dict[str, Any]]:
 def benchmarks() -> Dict[str, Any]:
     """The benchmarks the local index knows: the document of
     ``sbctl list --json``."""
-    lst = ctypes.c_void_p()
     with _lib.Context(warn=_warn) as ctx:
-        if _lib.sb_index_list(ctx.ptr, ctypes.byref(lst), ctypes.byref(ctx.err)) < 0:
-            _lib.raise_error(ctx.err)
-        try:
-            return _json(_lib.sb_bench_list_render_buffer, lst)
-        finally:
-            _lib.sb_bench_list_destroy(lst)
+        return _result(ctx, lambda out: _lib.sb_index_list(ctx.ptr, out, ctypes.byref(ctx.err)),
+                       _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
 
 
 def output(bench: PathLike, child: int) -> List[str]:
@@ -319,18 +297,14 @@ def output(bench: PathLike, child: int) -> List[str]:
     if isinstance(child, bool) or not isinstance(child, int) or child < 0:
         raise UsageError("child must be an index >= 0, not %r" % (child,))
     files, n = ctypes.POINTER(ctypes.c_char_p)(), ctypes.c_size_t()
-    with _lib.Context(warn=_warn) as ctx:
-        b = _with_bench(ctx, bench)
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        if _lib.sb_bench_output(b, child, None, ctypes.byref(files), ctypes.byref(n),
+                                ctypes.byref(ctx.err)) < 0:
+            _lib.raise_error(ctx.err)
         try:
-            if _lib.sb_bench_output(b, child, None, ctypes.byref(files), ctypes.byref(n),
-                                    ctypes.byref(ctx.err)) < 0:
-                _lib.raise_error(ctx.err)
-            try:
-                return [os.fsdecode(files[i]) for i in range(n.value)]
-            finally:
-                _lib._free(ctypes.cast(files, ctypes.c_void_p))
+            return [os.fsdecode(files[i]) for i in range(n.value)]
         finally:
-            _lib.sb_bench_destroy(b)
+            _lib._free(ctypes.cast(files, ctypes.c_void_p))
 
 
 class Benchmark:
@@ -345,17 +319,13 @@ class Benchmark:
     module's functions for this benchmark."""
 
     def __init__(self, bench: PathLike):
-        with _lib.Context(warn=_warn) as ctx:
-            b = _with_bench(ctx, bench)
-            try:
-                self.dir: str = os.fsdecode(_lib.sb_bench_dir(b))
-                self.name: str = _lib.sb_bench_name(b).decode()
-                tag = _lib.sb_bench_tag(b)
-                self.tag: Optional[str] = tag.decode() if tag is not None else None
-                self.digest: str = _lib.sb_bench_digest(b).decode()
-                self.children: int = _lib.sb_bench_children(b)
-            finally:
-                _lib.sb_bench_destroy(b)
+        with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+            self.dir: str = os.fsdecode(_lib.sb_bench_dir(b))
+            self.name: str = _lib.sb_bench_name(b).decode()
+            tag = _lib.sb_bench_tag(b)
+            self.tag: Optional[str] = tag.decode() if tag is not None else None
+            self.digest: str = _lib.sb_bench_digest(b).decode()
+            self.children: int = _lib.sb_bench_children(b)
 
     def __repr__(self) -> str:
         return "Benchmark(%r)" % self.dir
