@@ -194,4 +194,16 @@ print(sbench.__version__, p["benchmark"]["children"], p["benchmark"]["digest"])'
 		"$SB_SRC/examples/demo-sweep.yaml") || fail "import sbench from the install with $py"
 	[ "$got" = "$want" ] || fail "$py: the installed package printed '$got', want '$want'"
 done
+# docs/python.md's walkthrough, as a new user runs it: in the fresh venv,
+# from the install, on the fake Slurm of the build tree
+mkdir "$work/walk"
+ln -s "$SB_BUILD" "$work/walk/build"
+(cd "$work/walk" && env -u LD_LIBRARY_PATH PYTHONPATH="$site" "$work/venv/bin/python" -c '
+import re, sys
+text = open(sys.argv[1]).read()
+ns = {}
+for block in re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M):
+    exec(compile(block, "docs/python.md", "exec"), ns)
+assert ns["best"]["params"]["lr"] == 0.1
+' "$SB_SRC/docs/python.md" >"$work/walk.out" 2>&1) || { cat "$work/walk.out"; fail "docs/python.md walkthrough in a venv from the install"; }
 echo "install layout ok: $P"
