@@ -325,10 +325,24 @@ class Benchmark:
             tag = _lib.sb_bench_tag(b)
             self.tag: Optional[str] = tag.decode() if tag is not None else None
             self.digest: str = _lib.sb_bench_digest(b).decode()
-            self.children: int = _lib.sb_bench_children(b)
+            self.count: int = _lib.sb_bench_children(b)
+        self._children: Optional[List[Dict[str, Any]]] = None
 
     def __repr__(self) -> str:
         return "Benchmark(%r)" % self.dir
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def children(self) -> List[Dict[str, Any]]:
+        """The children as the record defines them: ``index``, ``digest``,
+        ``params``, ``repeat`` (read once, from the benchmark directory)."""
+        if self._children is None:
+            keys = ("index", "digest", "params", "repeat")
+            self._children = [{k: c[k] for k in keys}
+                              for c in self.status(offline=True)["children"]]
+        return self._children
 
     def status(self, offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
         """:func:`status` of this benchmark."""

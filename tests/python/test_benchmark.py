@@ -157,7 +157,10 @@ def test_wait_timeout(cli, bench, tmp_path):
 
 def test_benchmark_object(cli, bench):
     b = sbench.Benchmark("demo-sweep")
-    assert b.dir == bench["dir"] and b.name == "demo-sweep" and b.children == 12
+    assert b.dir == bench["dir"] and b.name == "demo-sweep" and b.count == len(b) == 12
+    plan = sbench.plan(bench["spec"])
+    assert b.children == [{k: c[k] for k in ("index", "digest", "params", "repeat")}
+                          for c in plan["children"]]
     assert b.digest == bench["submit"]["benchmark"]["digest"] and b.tag is None
     assert b.status() == cli.json("status", b.dir, "--json")
     assert b.analyze() == cli.json("analyze", b.dir, "--json")
