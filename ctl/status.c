@@ -14,6 +14,7 @@
 #include <msgpack.h>
 
 #include "ctl/fsutil.h"
+#include "proto/benchdir.h"
 #include "proto/filehash.h"
 #include "proto/mpcheck.h"
 #include "ctl/index.h"
@@ -24,6 +25,7 @@
 #include "proto/util.h"
 #include "sbench/key.h"
 #include "sbench/log.h"
+#include "sbench/logview.h"
 
 #define MAP_MAX ((size_t)1 << 30)
 #define SCHED_OUTPUT_MAX ((size_t)64 << 20)
@@ -329,12 +331,13 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 	int64_t attempt, chunk;
 
 	for (attempt = 0;; attempt++) {
-		if (snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, st->bench->dir, attempt) >= (int)sizeof(dir))
+		if (sb_bdir_attempt(dir, sizeof(dir), st->bench->dir, attempt) < 0)
 			return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 		if (access(dir, F_OK) != 0)
 			break;
 		for (chunk = 0;; chunk++) {
-			snprintf(path, sizeof(path), "%s/chunk-%" PRId64 ".map", dir, chunk);
+			if (sb_bdir_chunk(path, sizeof(path), st->bench->dir, attempt, chunk, "map") < 0)
+				return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 			if (access(path, F_OK) != 0)
 				break;
 			if (read_map(st, path, attempt, chunk, subm, err) < 0)
@@ -345,45 +348,6 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 }
 
 /* ---- logs ---------------------------------------------------------------- */
-
-/* A non-negative decimal at *p (advancing it); -1 when there is none. */
-static int64_t parse_num(const char **p)
-{
-	int64_t v = 0;
-
-	if (**p < '0' || **p > '9')
-		return -1;
-	for (; **p >= '0' && **p <= '9'; (*p)++) {
-		if (v > (INT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (**p - '0');
-	}
-	return v;
-}
-
-/* Parses "<child>.a<attempt>.j<job>.r<restart>.log"; the job is [0-9a-z]+,
- * in *job (its length in *job_len). */
-static int parse_log_name(const char *name, int64_t *child, int64_t *attempt, const char **job,
-			  size_t *job_len, int64_t *restart)
-{
-	const char *p = name;
-
-	if ((*child = parse_num(&p)) < 0 || strncmp(p, ".a", 2) != 0)
-		return -1;
-	p += 2;
-	if ((*attempt = parse_num(&p)) < 0 || strncmp(p, ".j", 2) != 0)
-		return -1;
-	*job = p += 2;
-	while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z'))
-		p++;
-	*job_len = (size_t)(p - *job);
-	if (*job_len == 0 || strncmp(p, ".r", 2) != 0)
-		return -1;
-	p += 2;
-	if ((*restart = parse_num(&p)) < 0 || strcmp(p, ".log") != 0)
-		return -1;
-	return 0;
-}
 
 struct log_choice {
 	int64_t restart;
@@ -431,17 +395,22 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 		if (sp == NULL)
 			continue;
 		while ((e = readdir(sp)) != NULL) {
-			int64_t child, attempt, restart;
 			struct sb_attempt_status *a = NULL;
+			struct sb_log_name ln;
 			struct log_choice *lc;
 			char rel[SB_LOG_REL_MAX];
+			int64_t child, attempt, restart;
 			const char *job;
 			size_t i, job_len;
 			bool own;
 
-			if (parse_log_name(e->d_name, &child, &attempt, &job, &job_len, &restart) < 0 ||
-			    (uint64_t)child >= st->n)
+			if (sb_log_name_parse(e->d_name, &ln) < 0 || (uint64_t)ln.child >= st->n)
 				continue;
+			child = ln.child;
+			attempt = ln.attempt;
+			restart = ln.restart;
+			job = ln.job;
+			job_len = ln.job_len;
 			for (i = 0; i < st->children[child].nattempts; i++)
 				if (st->children[child].attempts[i].attempt == attempt)
 					a = &st->children[child].attempts[i];
