@@ -50,13 +50,25 @@ fail:
 	return NULL;
 }
 
-static int run_query(char **argv, const char *what, struct sb_sched_rows *rows, size_t max,
-		     int timeout_ms, int squeue, struct sb_error *err)
+/* The real scheduler: the commands first on PATH. */
+static int run_command(void *arg, char *const argv[], size_t max_output, int timeout_ms,
+		       struct sb_proc_result *res, struct sb_error *err)
+{
+	(void)arg;
+	return sb_proc_run(argv, max_output, timeout_ms, res, err);
+}
+
+static const struct sb_status_sched_ops real_sched = { run_command, NULL };
+
+static int run_query(const struct sb_status_sched_ops *ops, char **argv, const char *what,
+		     struct sb_sched_rows *rows, size_t max, int timeout_ms, int squeue,
+		     struct sb_error *err)
 {
 	struct sb_proc_result r;
 	int rc;
 
-	if (sb_proc_run(argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err) < 0)
+	memset(&r, 0, sizeof(r));
+	if (ops->run(ops->arg, argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err) < 0)
 		return sb_error_prefix(err, "cannot ask the scheduler (%s)", what);
 	if (r.exit_code != 0 || r.truncated) {
 		char line[300];
@@ -143,7 +155,8 @@ static const struct sb_sched_row *find_row(const struct row_index *ix, const cha
  * job stays in squeue for MinJobAge after its end and is in accounting soon
  * after its submission, so one that moves between the two calls is seen by
  * one of them; sacct's row (the later answer) is preferred. */
-static int query_scheduler(struct sb_status *st, int timeout_ms, struct sb_error *err)
+static int query_scheduler(struct sb_status *st, const struct sb_status_sched_ops *ops,
+			   int timeout_ms, struct sb_error *err)
 {
 	size_t n, i, k, used, max = st->n * 4 + 100000;
 	char **ids = job_ids(st, &n), start[32], *list;
@@ -165,7 +178,7 @@ static int query_scheduler(struct sb_status *st, int timeout_ms, struct sb_error
 	{
 		char *argv[] = { "squeue", "-h", "-r", "-j", list, "-o", SB_SQUEUE_FORMAT, NULL };
 		/* squeue fails for ids it no longer knows on real Slurm: not fatal */
-		if (run_query(argv, "squeue", &st->queue, max, timeout_ms, 1, NULL) < 0)
+		if (run_query(ops, argv, "squeue", &st->queue, max, timeout_ms, 1, NULL) < 0)
 			st->queue.n = 0;
 		st->squeue_calls++;
 	}
@@ -177,7 +190,7 @@ static int query_scheduler(struct sb_status *st, int timeout_ms, struct sb_error
 		{
 			char *argv[] = { "sacct", "-P", "-n", "-X", "-D", "-j", list, "-S", start,
 					 "--format=" SB_SACCT_FORMAT, NULL };
-			rc = run_query(argv, "sacct", &st->acct, max, timeout_ms, 0, err);
+			rc = run_query(ops, argv, "sacct", &st->acct, max, timeout_ms, 0, err);
 			st->sacct_calls++;
 		}
 	}
@@ -226,7 +239,7 @@ int sb_status_ask_scheduler(struct sb_status *st, const struct sb_status_cfg *o,
 	st->asked_ns = sb_status_now_ns();
 	if (o->offline)
 		return 0;
-	if (query_scheduler(st, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
+	if (query_scheduler(st, o->sched ? o->sched : &real_sched, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
 			    err) < 0) {
 		st->sched_failed = true;
 		if (err && err->code != SB_ERR_NOMEM)
