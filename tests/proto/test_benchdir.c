@@ -37,14 +37,14 @@ static void test_paths(void **state)
 
 static void test_too_long_is_refused(void **state)
 {
-	char buf[16];
+	char buf[17];
 
 	(void)state;
-	assert_int_equal(sb_bdir_key(buf, sizeof(buf), "/bb"), -1);
+	assert_int_equal(sb_bdir_key(buf, 16, "/bb"), -1);
 	assert_int_equal(sb_bdir_key(buf, 3, NULL), -1);
-	assert_int_equal(sb_bdir_key(buf, sizeof(buf), "/0123456789abcdef"), -1);
+	assert_int_equal(sb_bdir_key(buf, 16, "/0123456789abcdef"), -1);
 	assert_int_equal(sb_bdir_run(buf, 0, "/b", 1), -1);
-	assert_int_equal(sb_bdir_key(buf, sizeof(buf), "/b"), -1); /* 16 bytes + NUL */
+	assert_int_equal(sb_bdir_key(buf, 16, "/b"), -1); /* 16 bytes + NUL */
 	assert_int_equal(sb_bdir_key(buf, 17, "/b"), 16);
 }
 
