@@ -15,6 +15,7 @@
 
 #include "ctl/index.h"
 #include "ctl/status_internal.h"
+#include "proto/benchdir.h"
 #include "proto/filehash.h"
 #include "proto/util.h"
 #include "sbench/context.h"
@@ -209,10 +210,13 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 			 struct sb_attempt_status *a, const msgpack_object *results, bool rehash)
 {
 	struct sb_log_evidence *l = &a->log;
+	char run[PATH_MAX + 32]; /* "<dir>/runs/<child>": a directory path and 26 bytes */
 	uint32_t i;
 
 	if (results == NULL || results->type != MSGPACK_OBJECT_ARRAY)
 		return 0;
+	if (sb_bdir_run(run, sizeof(run), st->bench->dir, child) < 0)
+		return -1;
 	for (i = 0; i < results->via.array.size; i++) {
 		const msgpack_object *r = &results->via.array.ptr[i];
 		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
@@ -234,7 +238,7 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		} else if (sha_o == NULL || sha_o->type != MSGPACK_OBJECT_STR || sha_o->via.str.size != 64) {
 			rc = note(&l->not_ok, "result '%s' could not be read at finish", path);
 		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
-			    : asprintf(&full, "%s/runs/%" PRId64 "/%s", st->bench->dir, child, path)) < 0) {
+			    : asprintf(&full, "%s/%s", run, path)) < 0) {
 			full = NULL;
 			rc = -1;
 		} else if (lstat(full, &sb) < 0 || !S_ISREG(sb.st_mode)) {
