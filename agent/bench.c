@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/bench.h"
+#include "proto/benchdir.h"
 #include "proto/mpcheck.h"
 
 #define MAP_MAX ((size_t)1 << 30)
@@ -282,8 +283,7 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		return -1;
 	if (job && strspn(job, "0123456789") != strlen(job))
 		return sb_errorf(err, "SLURM_JOB_ID='%s' is not a job id", job);
-	if (path_fmt(map, "%s/jobs/a%" PRId64 "/chunk-%" PRId64 ".map", dir, b->attempt,
-		     b->chunk) < 0)
+	if (sb_bdir_chunk(map, PATH_MAX, dir, b->attempt, b->chunk, "map") < 0)
 		return sb_errorf(err, "SB_BENCH_DIR is too long");
 	if (read_map(map, &data, &len, err) < 0)
 		return -1;
@@ -354,11 +354,10 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	b->kill_wait_s = (double)v;
 	if (build_env(b, task, err) < 0)
 		goto out;
-	if (path_fmt(b->run_dir, "%s/runs/%" PRId64, dir, b->child) < 0 ||
-	    path_fmt(b->key_path, "%s/keys/hmac.key", dir) < 0 ||
-	    path_fmt(b->log_path, "%s/events/%" PRId64 "/%" PRId64 ".a%" PRId64 ".j%s.r%" PRId64
-		     ".log", dir, b->child / 1000, b->child, b->attempt,
-		     job && *job ? job : "none", restart) < 0) {
+	if (sb_bdir_run(b->run_dir, sizeof(b->run_dir), dir, b->child) < 0 ||
+	    sb_bdir_key(b->key_path, sizeof(b->key_path), dir) < 0 ||
+	    sb_bdir_log(b->log_path, sizeof(b->log_path), dir, b->child, b->attempt,
+			job && *job ? job : "none", restart) < 0) {
 		sb_errorf(err, "SB_BENCH_DIR is too long");
 		goto out;
 	}

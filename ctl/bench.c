@@ -285,7 +285,8 @@ static int make_run_dirs(const char *dir, size_t count, struct sb_error *err)
 	size_t i;
 
 	for (i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s/runs/%zu", dir, i);
+		if (sb_bdir_run(path, sizeof(path), dir, (int64_t)i) < 0)
+			return sb_errorf(err, "benchmark directory path '%s' is too long", dir);
 		if (mkdir_mode(path, 0755, err) < 0)
 			return -1;
 	}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ctl/provenance.h"
+#include "proto/benchdir.h"
 #include "ctl/slurmcfg.h"
 #include "sbench/bench.h"
 #include "sbench/error.h"
@@ -16,7 +17,6 @@
 
 #define SB_BENCH_RECORD "benchmark.msgpack"
 #define SB_BENCH_RECORD_JSON "benchmark.json"
-#define SB_BENCH_KEY "keys/hmac.key"
 #define SB_BENCH_RECORD_MAX ((size_t)2 << 30)
 
 /* An opened benchmark: what its record says, and (after sb_bench_plan) its

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@ int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char
 	struct entry *v = NULL;
 	size_t n = 0, cap = 0, i;
 	struct dirent *d;
-	char *dir;
+	char run[PATH_MAX], *dir;
 	DIR *dp;
 	int rc = -1;
 
@@ -69,7 +70,10 @@ int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char
 	if (child >= b->children)
 		return sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has children 0 to %zu, not %zu",
 				    b->name, b->children - 1, child);
-	if (asprintf(&dir, "%s/runs/%zu", b->dir, child) < 0)
+	if (sb_bdir_run(run, sizeof(run), b->dir, (int64_t)child) < 0)
+		return sb_error_set(err, SB_ERR_RUNTIME, "benchmark directory path '%s' is too long",
+				    b->dir);
+	if ((dir = strdup(run)) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if ((dp = opendir(dir)) == NULL) {
 		sb_error_set(err, SB_ERR_RUNTIME, "cannot read '%s': %s", dir, strerror(errno));

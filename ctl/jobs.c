@@ -14,6 +14,7 @@
 #include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
+#include "proto/benchdir.h"
 #include "proto/mpcheck.h"
 #include "sbench/context.h"
 
@@ -49,10 +50,8 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 			snprintf(c->array, sizeof(c->array), "0-%zu%%%" PRId64, c->n - 1, throttle);
 		else
 			snprintf(c->array, sizeof(c->array), "0-%zu", c->n - 1);
-		if (snprintf(c->script, sizeof(c->script), "%s/jobs/a%" PRId64 "/chunk-%zu.sh",
-			     b->dir, attempt, k) >= (int)sizeof(c->script) ||
-		    snprintf(c->map, sizeof(c->map), "%s/jobs/a%" PRId64 "/chunk-%zu.map",
-			     b->dir, attempt, k) >= (int)sizeof(c->map)) {
+		if (sb_bdir_chunk(c->script, sizeof(c->script), b->dir, attempt, (int64_t)k, "sh") < 0 ||
+		    sb_bdir_chunk(c->map, sizeof(c->map), b->dir, attempt, (int64_t)k, "map") < 0) {
 			sb_chunks_release(out);
 			return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
 		}
@@ -305,8 +304,8 @@ static int remove_matching(const char *dir, const char *pattern, struct sb_error
 static int attempt_path(const struct sb_bench *b, int64_t attempt, int tmp, char *buf, size_t size,
 			struct sb_error *err)
 {
-	if (snprintf(buf, size, tmp ? "%s/jobs/.a%" PRId64 ".tmp" : "%s/jobs/a%" PRId64, b->dir,
-		     attempt) >= (int)size)
+	if ((tmp ? snprintf(buf, size, "%s/jobs/.a%" PRId64 ".tmp", b->dir, attempt) >= (int)size
+		 : sb_bdir_attempt(buf, size, b->dir, attempt) < 0))
 		return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
 	return 0;
 }
@@ -531,8 +530,8 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t thro
 		return 0;
 	for (k = 0;; k++) {
 		size_t *c, cn, *v;
-		snprintf(path, sizeof(path), "%s/jobs/a%" PRId64 "/chunk-%zu.map", b->dir, attempt, k);
-		if (access(path, F_OK) != 0)
+		if (sb_bdir_chunk(path, sizeof(path), b->dir, attempt, (int64_t)k, "map") < 0 ||
+		    access(path, F_OK) != 0)
 			break;
 		if (map_children(path, &c, &cn, err) < 0)
 			goto out;

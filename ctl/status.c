@@ -1,83 +1,26 @@
-#include <dirent.h>
-#include <errno.h>
+/* sbctl status (ctl/status.h): sb_status_gather runs the stages of the
+ * pipeline in the read order of its contract — sbctl's own records, the
+ * scheduler (ctl/status_sched.c), the logs (ctl/status_logs.c) — then
+ * classifies and records the scheduler's final states.  This file holds the
+ * stages that read submissions/ and jobs/, and the classification. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <msgpack.h>
 
 #include "ctl/fsutil.h"
-#include "proto/filehash.h"
-#include "proto/mpcheck.h"
-#include "ctl/index.h"
-#include "ctl/proc.h"
-#include "ctl/status.h"
-#include "sbench/context.h"
+#include "ctl/status_internal.h"
 #include "ctl/subm.h"
-#include "proto/util.h"
+#include "proto/benchdir.h"
+#include "proto/mpcheck.h"
 #include "sbench/key.h"
-#include "sbench/log.h"
 
 #define MAP_MAX ((size_t)1 << 30)
-#define SCHED_OUTPUT_MAX ((size_t)64 << 20)
-#define SCHED_TIMEOUT_MS 120000
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t get_int(const msgpack_object *map, const char *key, int64_t dflt)
-{
-	const msgpack_object *o = sb_mp_get(map, key);
-
-	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
-		return (int64_t)o->via.u64;
-	if (o && o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
-		return o->via.i64;
-	return dflt;
-}
-
-/* The string at key, whole, in *out (NULL when there is none); -1 when out
- * of memory. */
-static int dup_str(const msgpack_object *map, const char *key, char **out)
-{
-	const msgpack_object *o = sb_mp_get(map, key);
-
-	*out = NULL;
-	if (o == NULL || o->type != MSGPACK_OBJECT_STR)
-		return 0;
-	*out = strndup(o->via.str.ptr, o->via.str.size);
-	return *out ? 0 : -1;
-}
-
-/* Sets *field (when still unset) to a formatted text; -1 when out of memory. */
-static int note(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int note(char **field, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*field)
-		return 0;
-	va_start(ap, fmt);
-	n = vasprintf(field, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		*field = NULL;
-	return n < 0 ? -1 : 0;
-}
 
 /* The evidence strings of a log (sb_log_evidence owns none itself). */
 static void log_evidence_release(struct sb_log_evidence *l)
@@ -88,15 +31,6 @@ static void log_evidence_release(struct sb_log_evidence *l)
 	free(l->changed);
 	memset(l, 0, sizeof(*l));
 	l->exit_code = -1;
-}
-
-/* Progress through the context's callback: only for long reads, and about
- * once per 1,000 steps. */
-static void progress(const struct sb_status_cfg *o, const char *what, size_t done, size_t total)
-{
-	if (total < 1000 || (done % 997 != 0 && done != total))
-		return;
-	sb_ctx_progress(o->ctx, what, done, total);
 }
 
 /* ---- attempts from the task maps -------------------------------------- */
@@ -292,7 +226,7 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 		goto out;
 	}
 	for (t = 0; t < tasks->via.array.size; t++) {
-		int64_t child = get_int(&tasks->via.array.ptr[t], "child", -1);
+		int64_t child = sb_status_mp_int(&tasks->via.array.ptr[t], "child", -1);
 		struct sb_attempt_status *a;
 
 		if (child < 0 || (size_t)child >= st->n) {
@@ -329,12 +263,13 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 	int64_t attempt, chunk;
 
 	for (attempt = 0;; attempt++) {
-		if (snprintf(dir, sizeof(dir), "%s/jobs/a%" PRId64, st->bench->dir, attempt) >= (int)sizeof(dir))
+		if (sb_bdir_attempt(dir, sizeof(dir), st->bench->dir, attempt) < 0)
 			return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 		if (access(dir, F_OK) != 0)
 			break;
 		for (chunk = 0;; chunk++) {
-			snprintf(path, sizeof(path), "%s/chunk-%" PRId64 ".map", dir, chunk);
+			if (sb_bdir_chunk(path, sizeof(path), st->bench->dir, attempt, chunk, "map") < 0)
+				return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 			if (access(path, F_OK) != 0)
 				break;
 			if (read_map(st, path, attempt, chunk, subm, err) < 0)
@@ -342,489 +277,6 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 		}
 	}
 	return 0;
-}
-
-/* ---- logs ---------------------------------------------------------------- */
-
-/* A non-negative decimal at *p (advancing it); -1 when there is none. */
-static int64_t parse_num(const char **p)
-{
-	int64_t v = 0;
-
-	if (**p < '0' || **p > '9')
-		return -1;
-	for (; **p >= '0' && **p <= '9'; (*p)++) {
-		if (v > (INT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (**p - '0');
-	}
-	return v;
-}
-
-/* Parses "<child>.a<attempt>.j<job>.r<restart>.log"; the job is [0-9a-z]+,
- * in *job (its length in *job_len). */
-static int parse_log_name(const char *name, int64_t *child, int64_t *attempt, const char **job,
-			  size_t *job_len, int64_t *restart)
-{
-	const char *p = name;
-
-	if ((*child = parse_num(&p)) < 0 || strncmp(p, ".a", 2) != 0)
-		return -1;
-	p += 2;
-	if ((*attempt = parse_num(&p)) < 0 || strncmp(p, ".j", 2) != 0)
-		return -1;
-	*job = p += 2;
-	while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z'))
-		p++;
-	*job_len = (size_t)(p - *job);
-	if (*job_len == 0 || strncmp(p, ".r", 2) != 0)
-		return -1;
-	p += 2;
-	if ((*restart = parse_num(&p)) < 0 || strcmp(p, ".log") != 0)
-		return -1;
-	return 0;
-}
-
-struct log_choice {
-	int64_t restart;
-	bool own;             /* written by the job the scheduler names (raw id) */
-	char *rel;            /* NULL: none found */
-	size_t job_off, job_len; /* the job id in rel */
-};
-
-/* Whether candidate (restart, own, job, rel) is a better log for the run
- * than the one chosen so far: the latest restart; then one written by the
- * job the scheduler ran the run as (a chunk submitted twice has the logs of
- * two jobs); then the lowest job id; then the name.  A total order: the
- * choice never depends on the order of the directory entries. */
-static bool better_log(const struct log_choice *lc, int64_t restart, bool own, const char *job,
-		       size_t job_len, const char *rel)
-{
-	int c;
-
-	if (lc->rel == NULL || restart != lc->restart)
-		return lc->rel == NULL || restart > lc->restart;
-	if (own != lc->own)
-		return own;
-	if (job_len != lc->job_len)
-		return job_len < lc->job_len;
-	c = memcmp(job, lc->rel + lc->job_off, job_len);
-	return c ? c < 0 : strcmp(rel, lc->rel) < 0;
-}
-
-static int scan_logs(struct sb_status *st, struct log_choice **choices, struct sb_error *err)
-{
-	char events[PATH_MAX], shard[PATH_MAX + NAME_MAX + 2];
-	struct dirent *d, *e;
-	DIR *dp, *sp;
-
-	if (snprintf(events, sizeof(events), "%s/events", st->bench->dir) >= (int)sizeof(events))
-		return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
-	dp = opendir(events);
-	if (dp == NULL)
-		return errno == ENOENT ? 0 : sb_errorf(err, "cannot read '%s': %s", events, strerror(errno));
-	while ((d = readdir(dp)) != NULL) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(shard, sizeof(shard), "%s/%s", events, d->d_name);
-		sp = opendir(shard);
-		if (sp == NULL)
-			continue;
-		while ((e = readdir(sp)) != NULL) {
-			int64_t child, attempt, restart;
-			struct sb_attempt_status *a = NULL;
-			struct log_choice *lc;
-			char rel[SB_LOG_REL_MAX];
-			const char *job;
-			size_t i, job_len;
-			bool own;
-
-			if (parse_log_name(e->d_name, &child, &attempt, &job, &job_len, &restart) < 0 ||
-			    (uint64_t)child >= st->n)
-				continue;
-			for (i = 0; i < st->children[child].nattempts; i++)
-				if (st->children[child].attempts[i].attempt == attempt)
-					a = &st->children[child].attempts[i];
-			if (a == NULL)
-				continue; /* a log of no attempt sbctl made: not evidence */
-			lc = &choices[child][a - st->children[child].attempts];
-			/* both names are directory entries: no truncation (SB_LOG_REL_MAX) */
-			snprintf(rel, sizeof(rel), "events/%s/%s", d->d_name, e->d_name);
-			own = a->sched.row.raw_id != 0 && strtoull(job, NULL, 10) == a->sched.row.raw_id;
-			if (!better_log(lc, restart, own, job, job_len, rel))
-				continue;
-			free(lc->rel);
-			if ((lc->rel = strdup(rel)) == NULL) {
-				closedir(sp);
-				closedir(dp);
-				return sb_errorf(err, "out of memory");
-			}
-			lc->restart = restart;
-			lc->own = own;
-			lc->job_off = strlen("events/") + strlen(d->d_name) + 1 + (size_t)(job - e->d_name);
-			lc->job_len = job_len;
-		}
-		closedir(sp);
-	}
-	closedir(dp);
-	return 0;
-}
-
-/* The metrics of a finish record, names whole; -1 when out of memory. */
-static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
-{
-	uint32_t i;
-
-	if (m == NULL || m->type != MSGPACK_OBJECT_MAP || m->via.map.size == 0)
-		return 0;
-	a->metrics = calloc(m->via.map.size, sizeof(*a->metrics));
-	if (a->metrics == NULL)
-		return -1;
-	for (i = 0; i < m->via.map.size; i++) {
-		const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
-		struct sb_metric *x = &a->metrics[a->nmetrics];
-
-		if (k->type != MSGPACK_OBJECT_STR)
-			continue;
-		if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
-			x->value = v->via.f64;
-		} else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-			x->is_int = v->via.u64 <= INT64_MAX;
-			x->i = (int64_t)v->via.u64;
-			x->value = (double)v->via.u64;
-		} else if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-			x->is_int = true;
-			x->i = v->via.i64;
-			x->value = (double)v->via.i64;
-		} else {
-			continue;
-		}
-		x->name = strndup(k->via.str.ptr, k->via.str.size);
-		if (x->name == NULL)
-			return -1;
-		a->nmetrics++;
-	}
-	return 0;
-}
-
-/* Streams the SHA-256 of a file; -1 when it cannot be read. */
-static int hash_file(const char *path, uint8_t out[SB_FILEHASH_LEN])
-{
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-		rc = sb_filehash_fd(fd, &sb, NULL, NULL, out, NULL) == 0 ? 0 : -1;
-	close(fd);
-	return rc;
-}
-
-/* Compares each hashed result of a verified exit-0 finish with the file now.
- * Paths are used whole, whatever their length (a spec may declare any
- * path); -1 only when out of memory. */
-static int check_results(struct sb_status *st, struct sb_index *idx, int64_t child,
-			 struct sb_attempt_status *a, const msgpack_object *results, bool rehash)
-{
-	struct sb_log_evidence *l = &a->log;
-	uint32_t i;
-
-	if (results == NULL || results->type != MSGPACK_OBJECT_ARRAY)
-		return 0;
-	for (i = 0; i < results->via.array.size; i++) {
-		const msgpack_object *r = &results->via.array.ptr[i];
-		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
-		const msgpack_object *sha_o = sb_mp_get(r, "sha256");
-		char *path = NULL, *full = NULL, now_hex[65];
-		uint8_t sha[32];
-		struct stat sb;
-		struct sb_index_file_stamp stamp;
-		int cached = 0, rc = 0;
-
-		if (dup_str(r, "path", &path) < 0)
-			return -1;
-		if (path == NULL && (path = strdup("")) == NULL)
-			return -1;
-		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
-			rc = note(&l->not_ok, "result '%s' was missing at finish", path);
-		} else if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
-			rc = note(&l->not_ok, "result '%s' was not hashed (no time left before the kill)", path);
-		} else if (sha_o == NULL || sha_o->type != MSGPACK_OBJECT_STR || sha_o->via.str.size != 64) {
-			rc = note(&l->not_ok, "result '%s' could not be read at finish", path);
-		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
-			    : asprintf(&full, "%s/runs/%" PRId64 "/%s", st->bench->dir, child, path)) < 0) {
-			full = NULL;
-			rc = -1;
-		} else if (lstat(full, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-			rc = note(&l->changed, "result '%s' is gone since the verified finish", path);
-		} else {
-			stamp = (struct sb_index_file_stamp){
-				sb.st_size, (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
-				(int64_t)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec, (uint64_t)sb.st_ino,
-			};
-			if (!rehash && idx)
-				cached = sb_index_get_hash(idx, full, &stamp, sha, NULL) == 1;
-			if (!cached && hash_file(full, sha) < 0) {
-				rc = note(&l->changed, "result '%s' cannot be read now", path);
-			} else {
-				if (!cached && idx)
-					sb_index_put_hash(idx, full, &stamp, sha, NULL);
-				sb_hex_encode(sha, 32, now_hex);
-				if (memcmp(now_hex, sha_o->via.str.ptr, 64) != 0)
-					rc = note(&l->changed, "result '%s' changed after the verified finish "
-						  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
-			}
-		}
-		free(path);
-		free(full);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_index *idx,
-		    int64_t child, struct sb_attempt_status *a, const char *rel, bool rehash,
-		    struct sb_error *err)
-{
-	struct sb_run_ident want = { .bench = st->bench->digest, .child = child,
-				     .attempt = a->attempt, .restart = -1, .pid = -1 };
-	struct sb_log_head head;
-	struct sb_log_expect ex = { .id = &want };
-	char *path;
-	struct sb_log_result *r;
-	struct stat sb;
-	uint64_t count;
-	size_t i, nv;
-	int have_head = 0, rc = 0;
-
-	if (asprintf(&path, "%s/%s", st->bench->dir, rel) < 0)
-		return sb_errorf(err, "out of memory");
-	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
-		head.count = count;
-		ex.head = &head;
-		have_head = 1;
-	}
-	r = sb_log_read_file(v, path, &ex, err);
-	if (r == NULL) {
-		free(path);
-		return -1;
-	}
-	a->log.present = true;
-	a->log.tail = sb_log_result_tail(r);
-	if (stat(path, &sb) == 0)
-		a->log.last_life_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
-	free(path);
-	nv = sb_log_result_verified(r);
-	for (i = 0; rc == 0 && i < nv; i++) {
-		const struct sb_log_record *rec = sb_log_result_record(r, i);
-		if (rec->time_ns > a->log.last_life_ns)
-			a->log.last_life_ns = rec->time_ns;
-		if (!strcmp(rec->type, "start") && !a->log.has_start) {
-			a->log.has_start = true;
-			if (rec->id.job_id && (a->log.job_id = strdup(rec->id.job_id)) == NULL)
-				rc = -1;
-		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
-			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
-			a->log.has_finish = true;
-			a->log.finish_ns = rec->time_ns;
-			a->log.exit_code = (int)get_int(pl, "exit_code", -1);
-			a->log.signal = (int)get_int(pl, "signal", 0);
-			if (dup_str(pl, "error", &a->log.error) < 0)
-				rc = -1;
-			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
-				rc = -1;
-			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
-			    note(&a->log.not_ok, "the metrics file could not be read: %.*s",
-				 (int)mer->via.str.size, mer->via.str.ptr) < 0)
-				rc = -1;
-			if (rc == 0 && a->log.exit_code == 0 && !(a->log.error && a->log.error[0]))
-				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash);
-		}
-	}
-	/* remember the verified head: a later, shorter log is a rollback */
-	if (rc == 0 && idx && (a->log.tail == SB_LOG_TAIL_OK || a->log.tail == SB_LOG_TAIL_TORN) &&
-	    sb_log_result_head(r, &head) == 0 && (!have_head || head.count > count))
-		sb_index_put_head(idx, st->bench->digest, rel, head.count, head.tag, NULL);
-	sb_log_result_destroy(r);
-	return rc < 0 ? sb_errorf(err, "out of memory reading log '%s'", rel) : 0;
-}
-
-static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
-		     const struct sb_status_cfg *o, struct sb_error *err)
-{
-	struct log_choice **choices = calloc(st->n, sizeof(*choices));
-	struct sb_log_verifier *v = NULL;
-	size_t c, i, done = 0, total = 0;
-	int rc = -1;
-
-	if (choices == NULL)
-		return sb_errorf(err, "out of memory");
-	for (c = 0; c < st->n; c++) {
-		choices[c] = calloc(st->children[c].nattempts + 1, sizeof(**choices));
-		if (choices[c] == NULL) {
-			sb_errorf(err, "out of memory");
-			goto out;
-		}
-	}
-	if (scan_logs(st, choices, err) < 0 || (v = sb_log_verifier_create(key, err)) == NULL)
-		goto out;
-	for (c = 0; c < st->n; c++)
-		for (i = 0; i < st->children[c].nattempts; i++)
-			total += choices[c][i].rel != NULL;
-	for (c = 0; c < st->n; c++) {
-		for (i = 0; i < st->children[c].nattempts; i++) {
-			struct sb_attempt_status *a = &st->children[c].attempts[i];
-			if (choices[c][i].rel == NULL)
-				continue;
-			a->log_restart = choices[c][i].restart;
-			a->log_rel = choices[c][i].rel; /* a owns it from here on */
-			choices[c][i].rel = NULL;
-			if (read_log(st, v, idx, (int64_t)c, a, a->log_rel, o->rehash, err) < 0)
-				goto out;
-			progress(o, "reading logs", ++done, total);
-		}
-	}
-	rc = 0;
-out:
-	sb_log_verifier_destroy(v);
-	for (c = 0; c < st->n; c++)
-		for (i = 0; choices[c] && i < st->children[c].nattempts; i++)
-			free(choices[c][i].rel);
-	for (c = 0; c < st->n; c++)
-		free(choices[c]);
-	free(choices);
-	return rc;
-}
-
-/* ---- the scheduler ------------------------------------------------------ */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The distinct array job ids of every submitted attempt, sorted. */
-static char **job_ids(const struct sb_status *st, size_t *n)
-{
-	char **v = NULL;
-	size_t c, i, cap = 0, k = 0;
-
-	for (c = 0; c < st->n; c++) {
-		for (i = 0; i < st->children[c].nattempts; i++) {
-			const char *id = st->children[c].attempts[i].array_job;
-			if (!id[0] || (k > 0 && !strcmp(v[k - 1], id)))
-				continue;
-			if (k == cap) {
-				char **nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*nv));
-				if (nv == NULL)
-					goto fail;
-				v = nv;
-			}
-			v[k++] = (char *)id;
-		}
-	}
-	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_str);
-	for (i = 0, c = 0; i < k; i++)
-		if (c == 0 || strcmp(v[c - 1], v[i]))
-			v[c++] = v[i];
-	*n = c;
-	return v;
-fail:
-	free(v);
-	*n = 0;
-	return NULL;
-}
-
-static int run_query(char **argv, const char *what, struct sb_sched_rows *rows, size_t max,
-		     int timeout_ms, int squeue, struct sb_error *err)
-{
-	struct sb_proc_result r;
-	int rc;
-
-	if (sb_proc_run(argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err) < 0)
-		return sb_error_prefix(err, "cannot ask the scheduler (%s)", what);
-	if (r.exit_code != 0 || r.truncated) {
-		char line[300];
-		snprintf(line, sizeof(line), "%s", r.err_len ? r.err : r.out);
-		line[strcspn(line, "\n")] = '\0';
-		if (r.timed_out)
-			rc = sb_errorf(err, "%s failed: no answer within %.3g s", what, timeout_ms / 1000.0);
-		else
-			rc = sb_errorf(err, "%s failed: %s", what, r.truncated ? "output too large"
-				       : line[0] ? line : "no message");
-		sb_proc_result_release(&r);
-		return rc;
-	}
-	rc = squeue ? sb_squeue_parse(r.out, rows, max, err) : sb_sacct_parse(r.out, rows, max, err);
-	sb_proc_result_release(&r);
-	return rc;
-}
-
-/* The rows sorted by JobID text, ties in the order printed: sacct prints one
- * row per task, so a lookup per child must not scan them all (that is
- * quadratic: minutes for 100,000 children). */
-struct row_index {
-	const struct sb_sched_row **v;
-	size_t n;
-};
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct sb_sched_row *x = *(const struct sb_sched_row *const *)a;
-	const struct sb_sched_row *y = *(const struct sb_sched_row *const *)b;
-	int c = strcmp(x->job_id, y->job_id);
-
-	return c ? c : (x > y) - (x < y);
-}
-
-static int row_index_build(struct row_index *ix, const struct sb_sched_rows *rows)
-{
-	size_t i;
-
-	ix->n = 0;
-	ix->v = malloc((rows->n ? rows->n : 1) * sizeof(*ix->v));
-	if (ix->v == NULL)
-		return -1;
-	for (i = 0; i < rows->n; i++)
-		ix->v[i] = &rows->v[i];
-	ix->n = rows->n;
-	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_row);
-	return 0;
-}
-
-/* A row for a JobID text ("123_4"): the last one printed (sacct -D prints a
- * job's requeued runs first, one row each), and in *earlier the number of
- * rows before it: the restart count of the run the row describes.  A row
- * expanded from a collapsed pending range ("123_[2-7%8]", raw id 0) counts
- * only when the task has no row of its own: real accounting keeps a stale
- * range for seconds after tasks of it have started. */
-static const struct sb_sched_row *find_row(const struct row_index *ix, const char *job_id,
-					   int64_t *earlier)
-{
-	const struct sb_sched_row *own = NULL, *range = NULL;
-	size_t lo = 0, hi = ix->n;
-	int64_t nown = 0;
-
-	while (lo < hi) { /* the first row whose JobID is not below job_id */
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(ix->v[mid]->job_id, job_id) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < ix->n && !strcmp(ix->v[lo]->job_id, job_id); lo++) {
-		if (ix->v[lo]->raw_id != 0) {
-			own = ix->v[lo];
-			nown++;
-		} else {
-			range = ix->v[lo];
-		}
-	}
-	*earlier = own ? nown - 1 : range ? 0 : -1;
-	return own ? own : range;
 }
 
 /* The log read belongs to an earlier run of a requeued job than the one
@@ -841,84 +293,6 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 	free(a->metrics);
 	a->metrics = NULL;
 	a->nmetrics = 0;
-}
-
-/* One squeue call, then one sacct call per SB_SACCT_IDS_PER_CALL arrays: a
- * job stays in squeue for MinJobAge after its end and is in accounting soon
- * after its submission, so one that moves between the two calls is seen by
- * one of them; sacct's row (the later answer) is preferred. */
-static int ask_scheduler(struct sb_status *st, int timeout_ms, struct sb_error *err)
-{
-	size_t n, i, k, used, max = st->n * 4 + 100000;
-	char **ids = job_ids(st, &n), start[32], *list;
-	time_t since = (time_t)(st->bench->created_ns / 1000000000) - 86400;
-	struct tm tm;
-	int rc = 0;
-
-	if (n == 0) {
-		free(ids);
-		return 0;
-	}
-	list = malloc(n * (SB_JOB_ID_MAX + 1) + 1);
-	if (list == NULL) {
-		free(ids);
-		return sb_errorf(err, "out of memory");
-	}
-	for (k = 0, used = 0; k < n; k++)
-		used += (size_t)sprintf(list + used, "%s%s", k ? "," : "", ids[k]);
-	{
-		char *argv[] = { "squeue", "-h", "-r", "-j", list, "-o", SB_SQUEUE_FORMAT, NULL };
-		/* squeue fails for ids it no longer knows on real Slurm: not fatal */
-		if (run_query(argv, "squeue", &st->queue, max, timeout_ms, 1, NULL) < 0)
-			st->queue.n = 0;
-		st->squeue_calls++;
-	}
-	localtime_r(&since, &tm);
-	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S", &tm);
-	for (i = 0; rc == 0 && i < n; i += SB_SACCT_IDS_PER_CALL) {
-		for (k = i, used = 0; k < n && k < i + SB_SACCT_IDS_PER_CALL; k++)
-			used += (size_t)sprintf(list + used, "%s%s", k > i ? "," : "", ids[k]);
-		{
-			char *argv[] = { "sacct", "-P", "-n", "-X", "-D", "-j", list, "-S", start,
-					 "--format=" SB_SACCT_FORMAT, NULL };
-			rc = run_query(argv, "sacct", &st->acct, max, timeout_ms, 0, err);
-			st->sacct_calls++;
-		}
-	}
-	free(list);
-	free(ids);
-	return rc;
-}
-
-/* Gives each submitted attempt its row: sacct's (its latest run), else
- * squeue's; squeue's pending reason where sacct has none. */
-static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
-			const struct row_index *queue_ix)
-{
-	size_t c, i;
-
-	for (c = 0; c < st->n; c++) {
-		for (i = 0; i < st->children[c].nattempts; i++) {
-			struct sb_attempt_status *a = &st->children[c].attempts[i];
-			const struct sb_sched_row *row, *q;
-			int64_t earlier;
-
-			a->sched_restart = -1;
-			if (!a->job_id[0])
-				continue;
-			row = find_row(acct_ix, a->job_id, &a->sched_restart);
-			if (row == NULL || row->state == SB_STATE_UNKNOWN)
-				row = find_row(queue_ix, a->job_id, &earlier);
-			if (row == NULL)
-				continue;
-			a->sched.row = *row;
-			a->sched.has_row = true;
-			/* sacct has no pending reason: squeue's, when it says the same */
-			if ((row->reason == NULL || !row->reason[0]) && row->state == SB_STATE_PENDING &&
-			    (q = find_row(queue_ix, a->job_id, &earlier)) != NULL && q->state == row->state)
-				a->sched.row.reason = q->reason;
-		}
-	}
 }
 
 /* 1 when a submit (or rerun) of the benchmark holds its lock now: its
@@ -1072,22 +446,24 @@ static int make_warnings(struct sb_status *st)
 	return 0;
 }
 
-int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
-		     struct sb_status *st, struct sb_error *err)
-{
-	struct sb_classify_params p;
-	struct row_index acct_ix = { 0 }, queue_ix = { 0 };
-	const struct sb_subm_entry **outcomes = NULL, **cancels = NULL;
-	size_t *first_attempt = NULL, ncancels = 0;
-	struct sb_subm subm = { 0 };
-	struct sb_subm_writer *w = NULL;
-	struct sb_index *idx = NULL;
-	struct sb_error werr;
+/* What the stages of sb_status_gather share. */
+struct gather {
+	struct sb_bench *b;
+	const struct sb_status_cfg *o;
+	struct sb_status *st;
 	struct sb_key key;
-	size_t c, i;
-	int rc = -1;
+	struct sb_subm subm;
+	/* the latest outcome of attempt i of child c at outcomes[first_attempt[c] + i] */
+	size_t *first_attempt;
+	const struct sb_subm_entry **outcomes, **cancels;
+	size_t ncancels;
+};
 
-	/* st is zeroed by the caller (which may have set owns_bench) */
+/* A child status for each child of the plan, none with an attempt yet. */
+static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_error *err)
+{
+	size_t c;
+
 	st->bench = b;
 	st->n = b->children;
 	st->children = calloc(st->n ? st->n : 1, sizeof(*st->children));
@@ -1095,78 +471,54 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		return sb_errorf(err, "out of memory");
 	for (c = 0; c < st->n; c++)
 		st->children[c].index = c;
-	if (sb_bench_load_key(b, &key, err) < 0)
+	return 0;
+}
+
+/* Stage 1, sbctl's own records: which jobs ran which chunks (the
+ * submission records and the task maps), and whether a submit runs now. */
+static int read_submissions(struct gather *g, struct sb_error *err)
+{
+	g->st->submitting = sb_status_submit_running(g->b->dir) == 1;
+	if (sb_subm_read(g->b, &g->key, &g->subm, err) < 0 || read_maps(g->st, &g->subm, err) < 0)
 		return -1;
-	/* 1. sbctl's own records: which jobs ran which chunks */
-	st->submitting = sb_status_submit_running(b->dir) == 1;
-	if (sb_subm_read(b, &key, &subm, err) < 0 || read_maps(st, &subm, err) < 0)
-		goto out;
-	/* 2. the scheduler */
-	st->asked_ns = now_ns();
-	if (!o->offline) {
-		if (ask_scheduler(st, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
-				  err) < 0) {
-			st->sched_failed = true;
-			if (err && err->code != SB_ERR_NOMEM)
-				err->code = SB_ERR_SCHEDULER;
-			goto out;
-		}
-		st->consulted = true;
-		if (row_index_build(&acct_ix, &st->acct) < 0 || row_index_build(&queue_ix, &st->queue) < 0) {
-			sb_errorf(err, "out of memory");
-			goto out;
-		}
-		attach_rows(st, &acct_ix, &queue_ix);
-	}
-	/* 3. the logs, read after the scheduler answered: "now" is taken before
-	 * them, so that the settle time since a job's End is never overstated */
-	st->now_ns = now_ns();
-	/* only a cache here: work without it */
-	idx = o->ctx && sb_ctx_index(o->ctx) ? sb_index_open(sb_ctx_index(o->ctx), NULL, NULL) : NULL;
-	/* the heads and hashes recorded while reading, in one transaction */
-	if (sb_index_begin(idx, NULL) < 0) { /* another sbctl holds it: go on without */
-		sb_index_close(idx);
-		idx = NULL;
-	}
-	rc = read_logs(st, &key, idx, o, err);
-	sb_index_commit(idx, NULL); /* a cache: a failed commit loses nothing */
-	if (rc < 0)
-		goto out;
-	rc = -1;
-	first_attempt = calloc(st->n + 1, sizeof(*first_attempt));
-	cancels = calloc(subm.n + 1, sizeof(*cancels));
-	if (first_attempt == NULL || cancels == NULL) {
-		sb_errorf(err, "out of memory");
-		goto out;
-	}
+	return 0;
+}
+
+/* Stage 4, the outcomes and cancels recorded in submissions/. */
+static int collect_records(struct gather *g, struct sb_error *err)
+{
+	struct sb_status *st = g->st;
+	size_t c;
+
+	g->first_attempt = calloc(st->n + 1, sizeof(*g->first_attempt));
+	g->cancels = calloc(g->subm.n + 1, sizeof(*g->cancels));
+	if (g->first_attempt == NULL || g->cancels == NULL)
+		return sb_errorf(err, "out of memory");
 	for (c = 0; c < st->n; c++)
-		first_attempt[c + 1] = first_attempt[c] + st->children[c].nattempts;
-	outcomes = calloc(first_attempt[st->n] + 1, sizeof(*outcomes));
-	if (outcomes == NULL) {
-		sb_errorf(err, "out of memory");
-		goto out;
-	}
-	gather_records(st, &subm, first_attempt, outcomes, cancels, &ncancels);
-	p = (struct sb_classify_params){ .now_ns = st->now_ns, .asked_ns = st->asked_ns,
-					 .heartbeat_s = sb_spec_heartbeat(b->spec), .settle_s = o->settle_s };
+		g->first_attempt[c + 1] = g->first_attempt[c] + st->children[c].nattempts;
+	g->outcomes = calloc(g->first_attempt[st->n] + 1, sizeof(*g->outcomes));
+	if (g->outcomes == NULL)
+		return sb_errorf(err, "out of memory");
+	gather_records(st, &g->subm, g->first_attempt, g->outcomes, g->cancels, &g->ncancels);
+	return 0;
+}
+
+/* Stage 5, classification: a verdict for every attempt, a class for every
+ * child (its latest attempt's), and the counts. */
+static void classify_children(struct gather *g)
+{
+	struct sb_status *st = g->st;
+	struct sb_classify_params p = {
+		.now_ns = st->now_ns, .asked_ns = st->asked_ns,
+		.heartbeat_s = sb_spec_heartbeat(g->b->spec), .settle_s = g->o->settle_s,
+	};
+	size_t c, i;
+
 	for (c = 0; c < st->n; c++) {
 		struct sb_child_status *ch = &st->children[c];
-		for (i = 0; i < ch->nattempts; i++) {
-			struct sb_attempt_status *a = &ch->attempts[i];
-			const struct sb_subm_entry *out = outcomes[first_attempt[c] + i];
-			bool from_sched = a->sched.has_row;
-			classify_attempt(st, a, out, cancels, ncancels, &p);
-			/* a full disk stops the recording, never the classification */
-			if (from_sched && !out && o->record_outcomes && !st->outcome_error &&
-			    sb_sched_state_terminal(a->sched.row.state) &&
-			    a->verdict.cls != SB_CLASS_RUNNING && a->verdict.cls != SB_CLASS_PENDING &&
-			    a->verdict.cls != SB_CLASS_STALE &&
-			    record_outcome(st, &w, &key, (int64_t)c, a, &werr) < 0 &&
-			    (st->outcome_error = strdup(werr.msg)) == NULL) {
-				sb_errorf(err, "out of memory");
-				goto out;
-			}
-		}
+		for (i = 0; i < ch->nattempts; i++)
+			classify_attempt(st, &ch->attempts[i], g->outcomes[g->first_attempt[c] + i],
+					 g->cancels, g->ncancels, &p);
 		ch->latest = ch->nattempts ? &ch->attempts[ch->nattempts - 1] : NULL;
 		if (ch->latest) {
 			ch->cls = ch->latest->verdict.cls;
@@ -1181,27 +533,83 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		}
 		st->counts[ch->cls]++;
 	}
-	rc = 0;
-out:
+}
+
+/* Stage 6, recording outcomes: the scheduler's final state of each attempt
+ * that is over and has no outcome record yet, signed in submissions/, all
+ * or nothing.  A full disk stops the recording, never the classification
+ * (st->outcome_error says why); -1 only when out of memory. */
+static int record_outcomes(struct gather *g, struct sb_error *err)
+{
+	struct sb_status *st = g->st;
+	struct sb_subm_writer *w = NULL;
+	struct sb_error werr;
+	size_t c, i;
+	int rc = 0;
+
+	for (c = 0; rc == 0 && g->o->record_outcomes && c < st->n; c++) {
+		struct sb_child_status *ch = &st->children[c];
+		for (i = 0; rc == 0 && i < ch->nattempts; i++) {
+			const struct sb_attempt_status *a = &ch->attempts[i];
+			/* without an outcome record, a row can only be the scheduler's */
+			if (a->sched.has_row && !g->outcomes[g->first_attempt[c] + i] &&
+			    !st->outcome_error && sb_sched_state_terminal(a->sched.row.state) &&
+			    a->verdict.cls != SB_CLASS_RUNNING && a->verdict.cls != SB_CLASS_PENDING &&
+			    a->verdict.cls != SB_CLASS_STALE &&
+			    record_outcome(st, &w, &g->key, (int64_t)c, a, &werr) < 0 &&
+			    (st->outcome_error = strdup(werr.msg)) == NULL)
+				rc = sb_errorf(err, "out of memory");
+		}
+	}
 	if (sb_subm_writer_close_all_or_nothing(w, &werr) < 0) {
 		st->outcomes_recorded = 0;
 		if (st->outcome_error == NULL)
 			st->outcome_error = strdup(werr.msg);
 	}
-	if (rc == 0 && make_warnings(st) < 0)
-		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	return rc;
+}
+
+static void gather_release(struct gather *g)
+{
+	sb_subm_release(&g->subm);
+	free(g->outcomes);
+	free(g->cancels);
+	free(g->first_attempt);
+	sb_key_cleanse(&g->key);
+}
+
+int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
+		     struct sb_status *st, struct sb_error *err)
+{
+	struct gather g = { .b = b, .o = o, .st = st };
+	int rc = -1;
+
+	/* st is zeroed by the caller (which may have set owns_bench); a key
+	 * that cannot be loaded keeps the code its reader gave */
+	if (init_children(st, b, err) < 0 || sb_bench_load_key(b, &g.key, err) < 0)
+		return -1;
+	if (read_submissions(&g, err) < 0)
+		goto out;
+	if (sb_status_ask_scheduler(st, o, err) < 0)
+		goto out;
+	if (sb_status_read_logs(st, &g.key, o, err) < 0)
+		goto out;
+	if (collect_records(&g, err) < 0)
+		goto out;
+	classify_children(&g);
+	if (record_outcomes(&g, err) < 0)
+		goto out;
+	if (make_warnings(st) < 0) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
 	/* evidence that cannot be read is a runtime failure, whatever the
 	 * reader called it (a refused key file...) */
 	if (rc < 0 && err && err->code != SB_ERR_NOMEM && err->code != SB_ERR_SCHEDULER)
 		err->code = SB_ERR_RUNTIME;
-	sb_index_close(idx);
-	sb_subm_release(&subm);
-	free(acct_ix.v);
-	free(queue_ix.v);
-	free(outcomes);
-	free(cancels);
-	free(first_attempt);
-	sb_key_cleanse(&key);
+	gather_release(&g);
 	return rc;
 }
 

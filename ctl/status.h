@@ -56,6 +56,17 @@ struct sb_child_status {
 	const char *reason;
 };
 
+struct sb_proc_result;
+
+/* How status runs the scheduler's commands, squeue and sacct (argv[0] says
+ * which): like sb_proc_run (ctl/proc.h), with arg first.  A unit test
+ * answers them itself, without a process. */
+struct sb_status_sched_ops {
+	int (*run)(void *arg, char *const argv[], size_t max_output, int timeout_ms,
+		   struct sb_proc_result *res, struct sb_error *err);
+	void *arg;
+};
+
 /* How a status is computed (the public struct sb_status_opts, resolved
  * against the context). */
 struct sb_status_cfg {
@@ -67,6 +78,8 @@ struct sb_status_cfg {
 	bool record_outcomes;     /* write reconciled outcomes (default true) */
 	int sched_timeout_ms;     /* the time each squeue and sacct call may take
 	                             (0: 120 s) */
+	const struct sb_status_sched_ops *sched; /* NULL: the real commands,
+	                             first on PATH, through sb_proc_run */
 };
 
 /* A chunk submitted more than once (two SUBMITTED records with different

@@ -1,0 +1,407 @@
+/* The logs stage of sbctl status (ctl/status_internal.h): each attempt's
+ * log in events/, verified, its start and finish, and the results its
+ * finish hashed compared with the files now. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl/index.h"
+#include "ctl/status_internal.h"
+#include "proto/benchdir.h"
+#include "proto/filehash.h"
+#include "proto/util.h"
+#include "sbench/context.h"
+#include "sbench/log.h"
+#include "sbench/logview.h"
+
+/* The string at key, whole, in *out (NULL when there is none); -1 when out
+ * of memory. */
+static int dup_str(const msgpack_object *map, const char *key, char **out)
+{
+	const msgpack_object *o = sb_mp_get(map, key);
+
+	*out = NULL;
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR)
+		return 0;
+	*out = strndup(o->via.str.ptr, o->via.str.size);
+	return *out ? 0 : -1;
+}
+
+/* Sets *field (when still unset) to a formatted text; -1 when out of memory. */
+static int note(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*field)
+		return 0;
+	va_start(ap, fmt);
+	n = vasprintf(field, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		*field = NULL;
+	return n < 0 ? -1 : 0;
+}
+
+/* Progress through the context's callback: only for long reads, and about
+ * once per 1,000 steps. */
+static void progress(const struct sb_status_cfg *o, const char *what, size_t done, size_t total)
+{
+	if (total < 1000 || (done % 997 != 0 && done != total))
+		return;
+	sb_ctx_progress(o->ctx, what, done, total);
+}
+
+struct log_choice {
+	int64_t restart;
+	bool own;             /* written by the job the scheduler names (raw id) */
+	char *rel;            /* NULL: none found */
+	size_t job_off, job_len; /* the job id in rel */
+};
+
+/* Whether candidate (restart, own, job, rel) is a better log for the run
+ * than the one chosen so far: the latest restart; then one written by the
+ * job the scheduler ran the run as (a chunk submitted twice has the logs of
+ * two jobs); then the lowest job id; then the name.  A total order: the
+ * choice never depends on the order of the directory entries. */
+static bool better_log(const struct log_choice *lc, int64_t restart, bool own, const char *job,
+		       size_t job_len, const char *rel)
+{
+	int c;
+
+	if (lc->rel == NULL || restart != lc->restart)
+		return lc->rel == NULL || restart > lc->restart;
+	if (own != lc->own)
+		return own;
+	if (job_len != lc->job_len)
+		return job_len < lc->job_len;
+	c = memcmp(job, lc->rel + lc->job_off, job_len);
+	return c ? c < 0 : strcmp(rel, lc->rel) < 0;
+}
+
+static int scan_logs(struct sb_status *st, struct log_choice **choices, struct sb_error *err)
+{
+	char events[PATH_MAX], shard[PATH_MAX + NAME_MAX + 2];
+	struct dirent *d, *e;
+	DIR *dp, *sp;
+
+	if (snprintf(events, sizeof(events), "%s/events", st->bench->dir) >= (int)sizeof(events))
+		return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
+	dp = opendir(events);
+	if (dp == NULL)
+		return errno == ENOENT ? 0 : sb_errorf(err, "cannot read '%s': %s", events, strerror(errno));
+	while ((d = readdir(dp)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(shard, sizeof(shard), "%s/%s", events, d->d_name);
+		sp = opendir(shard);
+		if (sp == NULL)
+			continue;
+		while ((e = readdir(sp)) != NULL) {
+			struct sb_attempt_status *a = NULL;
+			struct sb_log_name ln;
+			struct log_choice *lc;
+			char rel[SB_LOG_REL_MAX];
+			int64_t child, attempt, restart;
+			const char *job;
+			size_t i, job_len;
+			bool own;
+
+			if (sb_log_name_parse(e->d_name, &ln) < 0 || (uint64_t)ln.child >= st->n)
+				continue;
+			child = ln.child;
+			attempt = ln.attempt;
+			restart = ln.restart;
+			job = ln.job;
+			job_len = ln.job_len;
+			for (i = 0; i < st->children[child].nattempts; i++)
+				if (st->children[child].attempts[i].attempt == attempt)
+					a = &st->children[child].attempts[i];
+			if (a == NULL)
+				continue; /* a log of no attempt sbctl made: not evidence */
+			lc = &choices[child][a - st->children[child].attempts];
+			/* both names are directory entries: no truncation (SB_LOG_REL_MAX) */
+			snprintf(rel, sizeof(rel), "events/%s/%s", d->d_name, e->d_name);
+			own = a->sched.row.raw_id != 0 && strtoull(job, NULL, 10) == a->sched.row.raw_id;
+			if (!better_log(lc, restart, own, job, job_len, rel))
+				continue;
+			free(lc->rel);
+			if ((lc->rel = strdup(rel)) == NULL) {
+				closedir(sp);
+				closedir(dp);
+				return sb_errorf(err, "out of memory");
+			}
+			lc->restart = restart;
+			lc->own = own;
+			lc->job_off = strlen("events/") + strlen(d->d_name) + 1 + (size_t)(job - e->d_name);
+			lc->job_len = job_len;
+		}
+		closedir(sp);
+	}
+	closedir(dp);
+	return 0;
+}
+
+/* The metrics of a finish record, names whole; -1 when out of memory. */
+static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
+{
+	uint32_t i;
+
+	if (m == NULL || m->type != MSGPACK_OBJECT_MAP || m->via.map.size == 0)
+		return 0;
+	a->metrics = calloc(m->via.map.size, sizeof(*a->metrics));
+	if (a->metrics == NULL)
+		return -1;
+	for (i = 0; i < m->via.map.size; i++) {
+		const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
+		struct sb_metric *x = &a->metrics[a->nmetrics];
+
+		if (k->type != MSGPACK_OBJECT_STR)
+			continue;
+		if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
+			x->value = v->via.f64;
+		} else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+			x->is_int = v->via.u64 <= INT64_MAX;
+			x->i = (int64_t)v->via.u64;
+			x->value = (double)v->via.u64;
+		} else if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+			x->is_int = true;
+			x->i = v->via.i64;
+			x->value = (double)v->via.i64;
+		} else {
+			continue;
+		}
+		x->name = strndup(k->via.str.ptr, k->via.str.size);
+		if (x->name == NULL)
+			return -1;
+		a->nmetrics++;
+	}
+	return 0;
+}
+
+/* Streams the SHA-256 of a file; -1 when it cannot be read. */
+static int hash_file(const char *path, uint8_t out[SB_FILEHASH_LEN])
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		rc = sb_filehash_fd(fd, &sb, NULL, NULL, out, NULL) == 0 ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+/* Compares each hashed result of a verified exit-0 finish with the file now.
+ * Paths are used whole, whatever their length (a spec may declare any
+ * path); -1 only when out of memory. */
+static int check_results(struct sb_status *st, struct sb_index *idx, int64_t child,
+			 struct sb_attempt_status *a, const msgpack_object *results, bool rehash)
+{
+	struct sb_log_evidence *l = &a->log;
+	char run[PATH_MAX + 32]; /* "<dir>/runs/<child>": a directory path and 26 bytes */
+	uint32_t i;
+
+	if (results == NULL || results->type != MSGPACK_OBJECT_ARRAY)
+		return 0;
+	if (sb_bdir_run(run, sizeof(run), st->bench->dir, child) < 0)
+		return -1;
+	for (i = 0; i < results->via.array.size; i++) {
+		const msgpack_object *r = &results->via.array.ptr[i];
+		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
+		const msgpack_object *sha_o = sb_mp_get(r, "sha256");
+		char *path = NULL, *full = NULL, now_hex[65];
+		uint8_t sha[32];
+		struct stat sb;
+		struct sb_index_file_stamp stamp;
+		int cached = 0, rc = 0;
+
+		if (dup_str(r, "path", &path) < 0)
+			return -1;
+		if (path == NULL && (path = strdup("")) == NULL)
+			return -1;
+		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
+			rc = note(&l->not_ok, "result '%s' was missing at finish", path);
+		} else if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
+			rc = note(&l->not_ok, "result '%s' was not hashed (no time left before the kill)", path);
+		} else if (sha_o == NULL || sha_o->type != MSGPACK_OBJECT_STR || sha_o->via.str.size != 64) {
+			rc = note(&l->not_ok, "result '%s' could not be read at finish", path);
+		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
+			    : asprintf(&full, "%s/%s", run, path)) < 0) {
+			full = NULL;
+			rc = -1;
+		} else if (lstat(full, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			rc = note(&l->changed, "result '%s' is gone since the verified finish", path);
+		} else {
+			stamp = (struct sb_index_file_stamp){
+				sb.st_size, (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
+				(int64_t)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec, (uint64_t)sb.st_ino,
+			};
+			if (!rehash && idx)
+				cached = sb_index_get_hash(idx, full, &stamp, sha, NULL) == 1;
+			if (!cached && hash_file(full, sha) < 0) {
+				rc = note(&l->changed, "result '%s' cannot be read now", path);
+			} else {
+				if (!cached && idx)
+					sb_index_put_hash(idx, full, &stamp, sha, NULL);
+				sb_hex_encode(sha, 32, now_hex);
+				if (memcmp(now_hex, sha_o->via.str.ptr, 64) != 0)
+					rc = note(&l->changed, "result '%s' changed after the verified finish "
+						  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
+			}
+		}
+		free(path);
+		free(full);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_index *idx,
+		    int64_t child, struct sb_attempt_status *a, const char *rel, bool rehash,
+		    struct sb_error *err)
+{
+	struct sb_run_ident want = { .bench = st->bench->digest, .child = child,
+				     .attempt = a->attempt, .restart = -1, .pid = -1 };
+	struct sb_log_head head;
+	struct sb_log_expect ex = { .id = &want };
+	char *path;
+	struct sb_log_result *r;
+	struct stat sb;
+	uint64_t count;
+	size_t i, nv;
+	int have_head = 0, rc = 0;
+
+	if (asprintf(&path, "%s/%s", st->bench->dir, rel) < 0)
+		return sb_errorf(err, "out of memory");
+	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
+		head.count = count;
+		ex.head = &head;
+		have_head = 1;
+	}
+	r = sb_log_read_file(v, path, &ex, err);
+	if (r == NULL) {
+		free(path);
+		return -1;
+	}
+	a->log.present = true;
+	a->log.tail = sb_log_result_tail(r);
+	if (stat(path, &sb) == 0)
+		a->log.last_life_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+	free(path);
+	nv = sb_log_result_verified(r);
+	for (i = 0; rc == 0 && i < nv; i++) {
+		const struct sb_log_record *rec = sb_log_result_record(r, i);
+		if (rec->time_ns > a->log.last_life_ns)
+			a->log.last_life_ns = rec->time_ns;
+		if (!strcmp(rec->type, "start") && !a->log.has_start) {
+			a->log.has_start = true;
+			if (rec->id.job_id && (a->log.job_id = strdup(rec->id.job_id)) == NULL)
+				rc = -1;
+		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
+			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
+			a->log.has_finish = true;
+			a->log.finish_ns = rec->time_ns;
+			a->log.exit_code = (int)sb_status_mp_int(pl, "exit_code", -1);
+			a->log.signal = (int)sb_status_mp_int(pl, "signal", 0);
+			if (dup_str(pl, "error", &a->log.error) < 0)
+				rc = -1;
+			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
+				rc = -1;
+			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
+			    note(&a->log.not_ok, "the metrics file could not be read: %.*s",
+				 (int)mer->via.str.size, mer->via.str.ptr) < 0)
+				rc = -1;
+			if (rc == 0 && a->log.exit_code == 0 && !(a->log.error && a->log.error[0]))
+				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash);
+		}
+	}
+	/* remember the verified head: a later, shorter log is a rollback */
+	if (rc == 0 && idx && (a->log.tail == SB_LOG_TAIL_OK || a->log.tail == SB_LOG_TAIL_TORN) &&
+	    sb_log_result_head(r, &head) == 0 && (!have_head || head.count > count))
+		sb_index_put_head(idx, st->bench->digest, rel, head.count, head.tag, NULL);
+	sb_log_result_destroy(r);
+	return rc < 0 ? sb_errorf(err, "out of memory reading log '%s'", rel) : 0;
+}
+
+/* Every attempt's chosen log, read in the order of the children. */
+static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
+		     const struct sb_status_cfg *o, struct sb_error *err)
+{
+	struct log_choice **choices = calloc(st->n, sizeof(*choices));
+	struct sb_log_verifier *v = NULL;
+	size_t c, i, done = 0, total = 0;
+	int rc = -1;
+
+	if (choices == NULL)
+		return sb_errorf(err, "out of memory");
+	for (c = 0; c < st->n; c++) {
+		choices[c] = calloc(st->children[c].nattempts + 1, sizeof(**choices));
+		if (choices[c] == NULL) {
+			sb_errorf(err, "out of memory");
+			goto out;
+		}
+	}
+	if (scan_logs(st, choices, err) < 0 || (v = sb_log_verifier_create(key, err)) == NULL)
+		goto out;
+	for (c = 0; c < st->n; c++)
+		for (i = 0; i < st->children[c].nattempts; i++)
+			total += choices[c][i].rel != NULL;
+	for (c = 0; c < st->n; c++) {
+		for (i = 0; i < st->children[c].nattempts; i++) {
+			struct sb_attempt_status *a = &st->children[c].attempts[i];
+			if (choices[c][i].rel == NULL)
+				continue;
+			a->log_restart = choices[c][i].restart;
+			a->log_rel = choices[c][i].rel; /* a owns it from here on */
+			choices[c][i].rel = NULL;
+			if (read_log(st, v, idx, (int64_t)c, a, a->log_rel, o->rehash, err) < 0)
+				goto out;
+			progress(o, "reading logs", ++done, total);
+		}
+	}
+	rc = 0;
+out:
+	sb_log_verifier_destroy(v);
+	for (c = 0; c < st->n; c++)
+		for (i = 0; choices[c] && i < st->children[c].nattempts; i++)
+			free(choices[c][i].rel);
+	for (c = 0; c < st->n; c++)
+		free(choices[c]);
+	free(choices);
+	return rc;
+}
+
+int sb_status_read_logs(struct sb_status *st, const struct sb_key *key,
+			const struct sb_status_cfg *o, struct sb_error *err)
+{
+	struct sb_index *idx;
+	int rc;
+
+	/* read after the scheduler answered: "now" is taken before them, so
+	 * that the settle time since a job's End is never overstated */
+	st->now_ns = sb_status_now_ns();
+	/* only a cache here: work without it */
+	idx = o->ctx && sb_ctx_index(o->ctx) ? sb_index_open(sb_ctx_index(o->ctx), NULL, NULL) : NULL;
+	/* the heads and hashes recorded while reading, in one transaction */
+	if (sb_index_begin(idx, NULL) < 0) { /* another sbctl holds it: go on without */
+		sb_index_close(idx);
+		idx = NULL;
+	}
+	rc = read_logs(st, key, idx, o, err);
+	sb_index_commit(idx, NULL); /* a cache: a failed commit loses nothing */
+	sb_index_close(idx);
+	return rc;
+}

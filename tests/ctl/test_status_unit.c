@@ -1,0 +1,277 @@
+/* sb_status_gather on a benchmark directory crafted in a temporary
+ * directory (its record, task maps, signed submission records and agent
+ * logs), with the scheduler stubbed: chosen squeue and sacct text, no
+ * process spawned (PATH names nothing, and the stub counts the calls).
+ * Checks the classes the evidence gives: succeeded, failed, running from
+ * squeue alone, and incomplete once the settle time has passed. */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctl/bench.h"
+#include "ctl/canon.h"
+#include "ctl/jobs.h"
+#include "ctl/proc.h"
+#include "ctl/status.h"
+#include "ctl/subm.h"
+#include "proto/benchdir.h"
+#include "proto/util.h"
+#include "sbench/log.h"
+#include "sbench/plan.h"
+#include "sbench/spec.h"
+
+static const char spec_text[] =
+	"name: unit\n"
+	"command: [true, \"{x}\"]\n"
+	"parameters:\n"
+	"  x: [0, 1, 2, 3]\n";
+
+/* array job 1000; task t ran as job 1001 + t */
+static const char sacct_text[] =
+	"1000_0|1001|sb|COMPLETED|0:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:05|vm\n"
+	"1000_1|1002|sb|FAILED|3:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:05|vm\n"
+	"1000_3|1004|sb|COMPLETED|0:0|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:05|vm\n";
+static const char squeue_text[] = "1000_2|1003|sb|RUNNING|None\n";
+
+static char root[] = "/tmp/sbtest-status-unit-XXXXXX";
+static struct sb_bench *bench;
+
+struct stub {
+	int squeue, sacct, other;
+};
+
+/* The scheduler: squeue and sacct answer the texts above. */
+static int stub_run(void *arg, char *const argv[], size_t max_output, int timeout_ms,
+		    struct sb_proc_result *res, struct sb_error *err)
+{
+	struct stub *s = arg;
+	const char *text = NULL;
+
+	(void)max_output;
+	(void)timeout_ms;
+	(void)err;
+	memset(res, 0, sizeof(*res));
+	if (!strcmp(argv[0], "squeue")) {
+		s->squeue++;
+		text = squeue_text;
+	} else if (!strcmp(argv[0], "sacct")) {
+		s->sacct++;
+		text = sacct_text;
+	} else {
+		s->other++;
+		text = "";
+	}
+	res->out = strdup(text);
+	res->err = strdup("");
+	assert_non_null(res->out);
+	assert_non_null(res->err);
+	res->out_len = strlen(text);
+	return 0;
+}
+
+/* One agent log of child c, run as job `job`: a start record and, when
+ * exit_code >= 0, a finish record. */
+static void write_log(struct sb_key *key, int64_t c, const char *job, int exit_code)
+{
+	char path[PATH_MAX], digest[65];
+	struct sb_run_ident id = { .bench = bench->digest, .child = c, .attempt = 0,
+				   .job_id = job, .array_job_id = "1000", .restart = -1,
+				   .host = "node1", .pid = 4242 };
+	struct sb_log_writer *w;
+	struct sb_error err;
+	struct sb_canon p;
+	char task[8];
+
+	snprintf(task, sizeof(task), "%lld", (long long)c);
+	id.array_task_id = task;
+	sb_hex_encode(sb_plan_child_digest(bench->plan, (size_t)c), 32, digest);
+	id.child_digest = digest;
+	assert_true(sb_bdir_log(path, sizeof(path), bench->dir, c, 0, job, 0) > 0);
+	*strrchr(path, '/') = '\0';
+	assert_true(mkdir(path, 0755) == 0 || access(path, F_OK) == 0);
+	assert_true(sb_bdir_log(path, sizeof(path), bench->dir, c, 0, job, 0) > 0);
+	w = sb_log_writer_create(path, key, &id, &err);
+	assert_non_null(w);
+	sb_canon_init(&p, 1 << 12);
+	sb_canon_map(&p, 0);
+	assert_int_equal(sb_log_writer_append(w, "start", p.buf, p.len, &err), 0);
+	sb_canon_release(&p);
+	if (exit_code >= 0) {
+		sb_canon_init(&p, 1 << 12);
+		sb_canon_map(&p, 2);
+		sb_canon_cstr(&p, "exit_code");
+		sb_canon_int(&p, exit_code);
+		sb_canon_cstr(&p, "signal");
+		sb_canon_int(&p, 0);
+		assert_false(p.failed);
+		assert_int_equal(sb_log_writer_append(w, "finish", p.buf, p.len, &err), 0);
+		sb_canon_release(&p);
+	}
+	assert_int_equal(sb_log_writer_close(w, &err), 0);
+}
+
+/* A benchmark of four children, its one chunk submitted as array 1000, and
+ * the logs of children 0 (exit 0), 1 (exit 3) and 3 (no finish). */
+static int setup(void **state)
+{
+	struct sb_slurm_config cfg = { .max_array_size = 1000, .kill_wait = 30 };
+	struct sb_provenance prov = { .uid = 1000, .time_ns = 1 };
+	struct sb_subm_writer *w;
+	struct sb_subm_entry e;
+	struct sb_chunks chunks = { 0 };
+	struct sb_spec *spec;
+	struct sb_plan *plan;
+	struct sb_error err;
+	struct sb_key key;
+	size_t all[4] = { 0, 1, 2, 3 };
+	char *dir = NULL;
+	int existed = 0;
+
+	(void)state;
+	setenv("PATH", "/nonexistent-sbench-test", 1); /* any spawn would fail */
+	assert_non_null(mkdtemp(root));
+	spec = sb_spec_load_buffer(spec_text, strlen(spec_text), "unit.yaml", &err);
+	assert_non_null(spec);
+	plan = sb_plan_create(spec, &err);
+	assert_non_null(plan);
+	snprintf(prov.user, sizeof(prov.user), "tester");
+	snprintf(prov.host, sizeof(prov.host), "host");
+	{
+		struct sb_bench_new bn = { "unit.yaml", spec_text, strlen(spec_text), plan, root,
+					   &cfg, &prov };
+		assert_int_equal(sb_bench_create(&bn, &dir, &existed, &err), 0);
+	}
+	sb_plan_destroy(plan);
+	sb_spec_destroy(spec);
+	bench = sb_bench_open(dir, &err);
+	free(dir);
+	assert_non_null(bench);
+	assert_int_equal(sb_bench_plan(bench, &err), 0);
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 4, 0, &chunks, &err), 0);
+	assert_int_equal(sb_jobs_write(bench, &chunks, "/usr/bin/sbagent", &err), 0);
+	sb_chunks_release(&chunks);
+	assert_int_equal(sb_bench_load_key(bench, &key, &err), 0);
+	w = sb_subm_writer_create(bench, &key, &err);
+	assert_non_null(w);
+	memset(&e, 0, sizeof(e));
+	e.type = SB_SUBM_SUBMITTED;
+	e.child = e.end = -1;
+	e.exit_code = e.signal = -1;
+	snprintf(e.job_id, sizeof(e.job_id), "1000");
+	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
+	assert_int_equal(sb_subm_writer_close(w, &err), 0);
+	write_log(&key, 0, "1001", 0);
+	write_log(&key, 1, "1002", 3);
+	write_log(&key, 3, "1004", -1);
+	sb_key_cleanse(&key);
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	chmod(path, 0700);
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sb_bench_destroy(bench);
+	return nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void compute(struct sb_status *st, struct stub *s, int64_t settle_s)
+{
+	struct sb_status_sched_ops ops = { stub_run, s };
+	struct sb_status_cfg cfg = { .settle_s = settle_s, .sched = &ops };
+	struct sb_error err = { 0 };
+
+	memset(st, 0, sizeof(*st));
+	memset(s, 0, sizeof(*s));
+	if (sb_status_gather(bench, &cfg, st, &err) < 0)
+		fail_msg("status: %s", err.msg);
+}
+
+static void test_classes(void **state)
+{
+	struct sb_status st;
+	struct stub s;
+
+	(void)state;
+	compute(&st, &s, 10);
+	assert_int_equal(s.squeue, 1);
+	assert_int_equal(s.sacct, 1);
+	assert_int_equal(s.other, 0);
+	assert_true(st.consulted);
+	assert_int_equal(st.n, 4);
+	assert_int_equal(st.children[0].cls, SB_CLASS_SUCCEEDED);
+	assert_int_equal(st.children[1].cls, SB_CLASS_FAILED);
+	assert_string_equal(st.children[1].reason, "exit 3");
+	assert_int_equal(st.children[2].cls, SB_CLASS_RUNNING);
+	assert_non_null(strstr(st.children[2].reason, "RUNNING"));
+	assert_int_equal(st.children[3].cls, SB_CLASS_INCOMPLETE);
+	assert_non_null(strstr(st.children[3].reason, "no finish record"));
+	assert_string_equal(st.children[3].latest->log_rel, "events/0/3.a0.j1004.r0.log");
+	assert_int_equal(st.counts[SB_CLASS_SUCCEEDED], 1);
+	assert_int_equal(st.counts[SB_CLASS_RUNNING], 1);
+	assert_int_equal(st.outcomes_recorded, 0); /* record_outcomes not asked */
+	sb_status_release(&st);
+}
+
+/* Within the settle time since the job's End, a log without a finish is
+ * waited for, not incomplete. */
+static void test_settle_time(void **state)
+{
+	struct sb_status st;
+	struct stub s;
+
+	(void)state;
+	compute(&st, &s, 100000000); /* three years */
+	assert_int_equal(st.children[3].cls, SB_CLASS_RUNNING);
+	assert_non_null(strstr(st.children[3].reason, "waiting up to"));
+	assert_int_equal(st.children[0].cls, SB_CLASS_SUCCEEDED);
+	sb_status_release(&st);
+}
+
+/* Offline: the stub is not called, the logs alone decide. */
+static void test_offline(void **state)
+{
+	struct sb_status_sched_ops ops = { stub_run, NULL };
+	struct stub s = { 0 };
+	struct sb_status_cfg cfg = { .settle_s = 10, .offline = true, .sched = &ops };
+	struct sb_status st = { 0 };
+	struct sb_error err = { 0 };
+
+	(void)state;
+	ops.arg = &s;
+	assert_int_equal(sb_status_gather(bench, &cfg, &st, &err), 0);
+	assert_int_equal(s.squeue + s.sacct + s.other, 0);
+	assert_false(st.consulted);
+	assert_int_equal(st.children[0].cls, SB_CLASS_SUCCEEDED);
+	assert_int_equal(st.children[1].cls, SB_CLASS_FAILED);
+	sb_status_release(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_settle_time),
+		cmocka_unit_test(test_offline),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
