@@ -10,10 +10,7 @@
 #include <unistd.h>
 
 #include "ctl/fsutil.h"
-
-/* Consecutive EINTRs after which a call counts as failed: a real kernel
- * never gets there, an injected fault must not make sbctl spin. */
-#define EINTR_MAX 1000
+#include "proto/util.h"
 
 /* Runs call (an expression that sets rc) again while it fails with EINTR.
  * Only for calls that have no effect when they fail with EINTR, or whose
@@ -22,32 +19,10 @@
 #define RETRY_EINTR(rc, call) \
 	do { \
 		int intr_ = 0; \
-		while (((rc) = (call)) < 0 && errno == EINTR && ++intr_ < EINTR_MAX) \
+		while (((rc) = (call)) < 0 && errno == EINTR && ++intr_ < SB_EINTR_MAX) \
 			; \
 	} while (0)
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	int intr = 0;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR && ++intr < EINTR_MAX)
-				continue;
-			return -1;
-		}
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		intr = 0;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static int fsync_fd(int fd)
 {
@@ -123,7 +98,7 @@ static int put_in_place(const char *tmp, const char *path, const struct stat *tm
 			errno = e;
 			return -1;
 		}
-		if (++intr >= EINTR_MAX)
+		if (++intr >= SB_EINTR_MAX)
 			return -1;
 	}
 }
@@ -142,7 +117,7 @@ int sb_fs_write_atomic(const char *path, const void *data, size_t len,
 	RETRY_EINTR(fd, open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
 	if (fd < 0)
 		return sb_errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
-	if (write_all(fd, data, len) < 0 || fsync_fd(fd) < 0 || fstat(fd, &tmp_st) < 0) {
+	if (sb_write_all(NULL, fd, data, len) < 0 || fsync_fd(fd) < 0 || fstat(fd, &tmp_st) < 0) {
 		e = errno;
 		close(fd);
 		unlink(tmp);

@@ -14,6 +14,7 @@
 #include "proto/crc32c.h"
 #include "proto/mac.h"
 #include "proto/record.h"
+#include "proto/util.h"
 #include "sbench/log.h"
 
 struct sb_log_writer {
@@ -172,32 +173,6 @@ void sb_log_writer_set_io(struct sb_log_writer *w,
 	w->sys_sync = sync_fn != NULL ? sync_fn : fdatasync;
 }
 
-/* Consecutive EINTRs after which a write or sync counts as failed: a real
- * kernel never gets there, an injected fault must not hang the writer. */
-#define EINTR_MAX 1000
-
-/* One write loop: short writes go on where they stopped, EINTR retries. */
-static int write_all(struct sb_log_writer *w, const uint8_t *p, size_t n)
-{
-	int intr = 0;
-
-	while (n > 0) {
-		ssize_t k = w->sys_write(w->fd, p, n);
-		if (k < 0 && errno == EINTR && ++intr < EINTR_MAX)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0) {
-			errno = EIO;
-			return -1;
-		}
-		intr = 0;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Writes the pending frame at its offset and syncs it.  On failure it stays
  * pending: the bytes already in the file are a prefix of it, and the next
  * try writes the whole frame again from its start (so that a sync that
@@ -212,12 +187,12 @@ static int write_pending(struct sb_log_writer *w, struct sb_error *err)
 		goto fail;
 	}
 	w->reseek = true; /* until the frame is whole */
-	if (write_all(w, w->frame, w->frame_len) < 0)
+	if (sb_write_all(w->sys_write, w->fd, w->frame, w->frame_len) < 0)
 		goto fail;
 	if (!w->batch) {
 		int rc, intr = 0;
 
-		while ((rc = w->sys_sync(w->fd)) < 0 && errno == EINTR && ++intr < EINTR_MAX)
+		while ((rc = w->sys_sync(w->fd)) < 0 && errno == EINTR && ++intr < SB_EINTR_MAX)
 			;
 		if (rc < 0) {
 			what = "fsync";

@@ -1,8 +1,10 @@
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proto/util.h"
 
@@ -126,4 +128,28 @@ char *sb_fmt_time_ns(int64_t ns, char buf[32])
 		 tm.tm_min, tm.tm_sec, frac);
 	snprintf(buf, 32, "%.31s", tmp);
 	return buf;
+}
+
+int sb_write_all(ssize_t (*wr)(int, const void *, size_t), int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	int intr = 0;
+
+	if (wr == NULL)
+		wr = write;
+	while (n > 0) {
+		ssize_t k = wr(fd, p, n);
+		if (k < 0 && errno == EINTR && ++intr < SB_EINTR_MAX)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			errno = EIO;
+			return -1;
+		}
+		intr = 0;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sbench/error.h"
 
@@ -26,6 +27,16 @@ int sb_hex_decode(const char *hex, uint8_t *out, size_t n);
 /* RFC 3339 UTC text of a time in ns since the epoch, with nanoseconds:
  * "2026-11-30T13:00:00.123456789Z".  buf needs 32 bytes.  Returns buf. */
 char *sb_fmt_time_ns(int64_t ns, char buf[32]);
+
+/* Consecutive EINTRs after which a call counts as failed: a real kernel
+ * never gets there, an injected fault must not hang the caller. */
+#define SB_EINTR_MAX 1000
+
+/* The one write loop: writes n bytes of buf to fd with wr (NULL: write(2)),
+ * going on where a short write stopped and retrying EINTR (at most
+ * SB_EINTR_MAX times in a row).  0, or -1 with errno (EIO for a write that
+ * wrote nothing). */
+int sb_write_all(ssize_t (*wr)(int, const void *, size_t), int fd, const void *buf, size_t n);
 
 /* Gives a failure reported with sb_errorf (code SB_ERR_RUNTIME) inside a
  * parser of user input its code at the parser's boundary: SB_ERR_NOMEM
