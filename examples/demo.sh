@@ -64,5 +64,14 @@ echo "offline (logs and the outcomes sbctl recorded, no sacct):"
 { "$bin/sbctl" status "$dir" --offline --json || true; } | jq -c .counts
 echo "sbctl log verifies every record:"
 "$bin/sbctl" log "$dir" | tail -n 1
+
+step "6. the same analysis from Python (import sbench, over the same library)"
+PYTHONPATH="$root/build/python" python3 - "$dir" <<'PY'
+import sys, sbench
+a = sbench.analyze(sys.argv[1])
+best = max((g for g in a["groups"] if g["n"]), key=lambda g: g["metrics"]["accuracy"]["mean"])
+print("best configuration:", best["params"], "mean accuracy", best["metrics"]["accuracy"]["mean"])
+print("the same document as sbctl analyze --json:", a["counts"]["succeeded"], "succeeded")
+PY
 echo
 echo "Everything is in $work; the benchmark directory is $dir."
