@@ -166,7 +166,7 @@ static void render_text(FILE *out, const struct sb_status *st, const struct sb_a
 			struct sb_child *pc)
 {
 	const struct sb_spec *spec = st->bench->spec;
-	char t[5][32];
+	char t[5][SB_DOUBLE_TEXT_MAX];
 	size_t g, k, m, c, shown = 0;
 
 	fprintf(out, "%s (%.12s): %zu children, %zu succeeded", st->bench->name, st->bench->digest,
@@ -195,11 +195,11 @@ static void render_text(FILE *out, const struct sb_status *st, const struct sb_a
 			if (s->n == 0)
 				continue;
 			/* for people: 6 significant digits; --json and --csv are exact */
-			snprintf(t[0], sizeof(t[0]), "%.6g", s->mean);
-			snprintf(t[1], sizeof(t[1]), "%.6g", s->stddev);
-			snprintf(t[2], sizeof(t[2]), "%.6g", s->min);
-			snprintf(t[3], sizeof(t[3]), "%.6g", s->median);
-			snprintf(t[4], sizeof(t[4]), "%.6g", s->max);
+			sb_fmt_double_short(s->mean, t[0]);
+			sb_fmt_double_short(s->stddev, t[1]);
+			sb_fmt_double_short(s->min, t[2]);
+			sb_fmt_double_short(s->median, t[3]);
+			sb_fmt_double_short(s->max, t[4]);
 			fprintf(out, "  %-16s n=%-5zu mean=%-11s sd=%-11s min=%-11s median=%-11s max=%s\n",
 				a->metrics[m], s->n, t[0], isnan(s->stddev) ? "-" : t[1], t[2], t[3], t[4]);
 		}

@@ -223,7 +223,10 @@ static bool print_scalar(FILE *out, const msgpack_object *o)
 		return true;
 	case MSGPACK_OBJECT_FLOAT32:
 	case MSGPACK_OBJECT_FLOAT64:
-		fprintf(out, "%.6g", o->via.f64); /* for people; JSON is exact */
+		{
+			char t[SB_DOUBLE_TEXT_MAX];
+			fputs(sb_fmt_double_short(o->via.f64, t), out); /* for people; JSON is exact */
+		}
 		return true;
 	case MSGPACK_OBJECT_STR:
 		print_clean(out, o->via.str.ptr, o->via.str.size);

@@ -71,6 +71,16 @@ char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX])
 	return buf;
 }
 
+char *sb_fmt_double_short(double v, char buf[SB_DOUBLE_TEXT_MAX])
+{
+	char r[SB_DOUBLE_TEXT_MAX];
+
+	if (!isfinite(v))
+		return sb_fmt_double(v, buf);
+	snprintf(r, sizeof(r), "%.6g", v);
+	return sb_fmt_double(strtod(r, NULL), buf);
+}
+
 void sb_hex_encode(const uint8_t *in, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -18,6 +18,12 @@
  * Returns buf. */
 char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX]);
 
+/* The text of v rounded to 6 significant digits, written as
+ * sb_fmt_double writes it ("0.00707107", "100.0", "1500000.0", "1e+16"):
+ * for views meant for people, where the exact text (JSON, CSV) is not
+ * needed.  Returns buf. */
+char *sb_fmt_double_short(double v, char buf[SB_DOUBLE_TEXT_MAX]);
+
 /* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */
 void sb_hex_encode(const uint8_t *in, size_t n, char *out);
 

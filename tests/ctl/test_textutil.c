@@ -1,4 +1,5 @@
 /* Shared text utilities: float text (docs/spec.md), hex, RFC 3339, JSON writer. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,23 @@ static void test_float_text(void **state)
 		assert_string_equal(buf, cases[i].text);
 		assert_true(strtod(buf, NULL) == cases[i].v);
 	}
+}
+
+/* The views for people: 6 significant digits, in the same float text. */
+static void test_float_text_short(void **state)
+{
+	static const struct { double v; const char *text; } cases[] = {
+		{ 0.007071067811865481, "0.00707107" }, { 100.0, "100.0" }, { 1500000.0, "1500000.0" },
+		{ 0.1, "0.1" }, { 2.0 / 3.0, "0.666667" }, { 1e16, "1e+16" }, { 123456789.0, "123457000.0" },
+		{ -2.5e-7, "-2.5e-07" },
+	};
+	char buf[SB_DOUBLE_TEXT_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(sb_fmt_double_short(cases[i].v, buf), cases[i].text);
+	assert_string_equal(sb_fmt_double_short(NAN, buf), "nan");
 }
 
 static void test_hex_round_trip(void **state)
@@ -127,6 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_float_text),
+		cmocka_unit_test(test_float_text_short),
 		cmocka_unit_test(test_hex_round_trip),
 		cmocka_unit_test(test_rfc3339),
 		cmocka_unit_test(test_json_document),
