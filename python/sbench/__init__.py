@@ -62,6 +62,8 @@ def plan(spec: PathLike) -> Dict[str, Any]:
         p = _lib.sb_plan_create(s, ctypes.byref(err))
         if not p:
             _lib.raise_error(err, spec=True)
+        for i in range(_lib.sb_plan_warning_count(p)):  # what sbctl plan prints on stderr
+            _warn(_lib.sb_plan_warning(p, i).decode("utf-8", "replace"))
         return _json(_lib.sb_plan_render_buffer, p)
     finally:
         _lib.sb_plan_destroy(p)
