@@ -301,6 +301,19 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 			sched->consulted ? "has no record of it yet" : "was not consulted");
 		return;
 	}
+	if (exit0 && !sched->submitted && (sched->submitting || (sched->intent_ns &&
+					   age_s(p, sched->intent_ns) < p->settle_s))) {
+		/* the scheduler was not asked about a job whose id is not recorded */
+		verdict(out, SB_CLASS_RUNNING, "finished with exit 0; its job id is not recorded yet "
+			"(a submit of this benchmark is running)");
+		return;
+	}
+	if (exit0 && !sched->submitted) {
+		verdict(out, SB_CLASS_INCONSISTENT, "the command finished with exit 0, but no job id "
+			"is recorded for it (the submit stopped before sbatch answered); 'sbctl submit' "
+			"looks the job up and records it");
+		return;
+	}
 	if (exit0 && !row && age_s(p, log->finish_ns) < p->settle_s) {
 		verdict(out, SB_CLASS_RUNNING, "finished with exit 0; waiting up to %" PRId64
 			" s for the scheduler to confirm", p->settle_s);

@@ -403,7 +403,9 @@ static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
 	size_t k;
 
 	a->sched.consulted = st->consulted;
-	a->sched.submitting = st->submitting;
+	/* a submit that began after the lock was probed is running too */
+	a->sched.submitting = st->submitting ||
+			      (!a->sched.submitted && a->sched.intent_ns >= st->probed_ns);
 	for (k = 0; k < ncancels; k++)
 		if (cancels[k]->attempt == a->attempt &&
 		    (cancels[k]->chunk < 0 || cancels[k]->chunk == a->chunk))
@@ -478,6 +480,7 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
  * submission records and the task maps), and whether a submit runs now. */
 static int read_submissions(struct gather *g, struct sb_error *err)
 {
+	g->st->probed_ns = sb_status_now_ns();
 	g->st->submitting = sb_status_submit_running(g->b->dir) == 1;
 	if (sb_subm_read(g->b, &g->key, &g->subm, err) < 0 || read_maps(g->st, &g->subm, err) < 0)
 		return -1;

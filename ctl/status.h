@@ -98,6 +98,9 @@ struct sb_status {
 	bool sched_failed;        /* asking the scheduler failed (the error says
 	                             why): slurmdbd down, sacct timed out... */
 	bool submitting;          /* a submit (or rerun) of it holds its lock */
+	int64_t probed_ns;        /* when that was asked: an intent recorded
+	                             since is a submit that began while status
+	                             ran, still in progress for this reading */
 	struct sb_status_dup *dups;
 	size_t ndups;
 	char *outcome_error;      /* reconciled outcomes could not be recorded

@@ -118,6 +118,11 @@ static const struct tcase cases[] = {
 	{ "submit running", NOLOG, .consulted = 1, .submitting = 1, .intent_ago = 300, .want = SB_CLASS_PENDING, .reason = "being submitted (a submit of this benchmark is running" },
 	{ "submit running, no intent yet", NOLOG, .consulted = 1, .submitting = 1, .want = SB_CLASS_PENDING, .reason = "being submitted" },
 	{ "intent 2 s ago", NOLOG, .consulted = 1, .intent_ago = 2, .want = SB_CLASS_PENDING, .reason = "being submitted (intent recorded 2 s ago" },
+	/* the job ran and finished before its submit recorded its id: the
+	 * scheduler was not asked about it, so its silence is no evidence */
+	{ "finished, submit running", FIN0, .life_ago = 60, .consulted = 1, .submitting = 1, .intent_ago = 300, .want = SB_CLASS_RUNNING, .reason = "job id is not recorded yet" },
+	{ "finished, intent 2 s ago", FIN0, .life_ago = 1, .consulted = 1, .intent_ago = 2, .want = SB_CLASS_RUNNING, .reason = "job id is not recorded yet" },
+	{ "finished, submit gone", FIN0, .life_ago = 60, .consulted = 1, .intent_ago = 100, .want = SB_CLASS_INCONSISTENT, .reason = "no job id is recorded" },
 	{ "intent, submit gone", NOLOG, .consulted = 1, .intent_ago = 100, .want = SB_CLASS_MISSING, .reason = "the submit stopped before sbatch answered" },
 	{ "vanished", NOLOG, .consulted = 1, .submitted = 1, .submit_ago = 100, .want = SB_CLASS_MISSING, .reason = "no scheduler record" },
 	{ "offline nothing", NOLOG, .submitted = 1, .want = SB_CLASS_MISSING, .reason = "not consulted" },

@@ -8,8 +8,10 @@
 # sacct outage during wait: it retries, says so, and ends with the right
 # verdicts.  (d) A wait started while a slow sbatch runs: the children are
 # being submitted, not missing; (d2) one started while the submit is still
-# creating the directory waits for it.  (e) A chunk submitted twice: detected,
-# reported, and the same bytes whatever the order of the files.
+# creating the directory waits for it; (d3) a job that finishes before its
+# submit records the job id is running, not inconsistent.  (e) A chunk
+# submitted twice: detected, reported, and the same bytes whatever the order
+# of the files.
 . "$(dirname "$0")/lib.sh"
 
 TAMPER=${SB_BUILD:?SB_BUILD must name the build directory}/tests/sbtamper
@@ -152,6 +154,37 @@ expect "early: wait returns 0 once the benchmark ran" "$?" 0
 expect_match "early: wait's summary" "$(cat ew.out)" '  succeeded +1'
 wait $epid
 expect "early: the submit succeeded" "$?" 0
+
+# -- (d3) the job finishes before its submit records the job id --------------
+# sbatch has answered, the job ran and its log has its finish, but the submit
+# has not written the job id yet: the scheduler was not asked about the job,
+# so its silence is no evidence.  Not "inconsistent", even with --settle 0.
+cat > "$SHIM/sbatch" <<SH
+#!/bin/bash
+out=\$("$SB_FAKE_BIN/sbatch" "\$@") || exit
+while [ ! -e "$T_ROOT/answer" ]; do sleep 0.05; done
+printf '%s\n' "\$out"
+SH
+chmod +x "$SHIM/sbatch"
+write_spec quick.yaml "name: quick
+command: [true]"
+"$SBCTL" submit quick.yaml --json > quick.json 2> quick.err &
+qpid=$!
+qdir() { ls -d "$SB_ROOT"/quick-* > /dev/null 2>&1; }
+wait_for 20 qdir
+dir=$(ls -d "$SB_ROOT"/quick-*)
+finished() { [[ "$(log_types "$(log_of "$dir" 0)")" == *finish* ]]; }
+wait_for 20 finished
+st q.json "$dir" --settle 0
+expect "quick: status exits 3 while the job id is not recorded" "$?" 3
+expect_child q.json 0 running '^finished with exit 0; its job id is not recorded yet'
+touch "$T_ROOT/answer"
+wait $qpid
+expect "quick: the submit succeeded" "$?" 0
+st q2.json "$dir" --settle 0
+expect "quick: then status exits 0" "$?" 0
+expect_child q2.json 0 succeeded '^$'
+rm -f "$SHIM/sbatch"
 
 # -- (e) a chunk submitted twice ------------------------------------------------
 # A second SUBMITTED record for chunk 0, another job id, the same time as the
