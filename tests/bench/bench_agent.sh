@@ -2,9 +2,10 @@
 # What `sbagent -- true` adds over `true`: wall time per run and peak RSS
 # (docs/development.md budget: 3 ms and 4 MiB on a local disk).  Each sbagent run
 # writes a new log file (two fsyncs) in a scratch directory under /tmp (the
-# local disk, whatever TMPDIR says), or under $SB_BENCH_TMP.  SB_BENCH_DIR, SB_ATTEMPT and SB_CHUNK are
-# sbagent's benchmark mode (the job's environment): they are removed here, so
-# a shell inside a job measures the standalone agent too.
+# local disk, whatever TMPDIR says), or under $SB_BENCH_TMP.  SB_BENCH_DIR,
+# SB_ATTEMPT and SB_CHUNK are sbagent's benchmark mode (the job's
+# environment): they are removed here, so a shell inside a job measures the
+# standalone agent too.
 # usage: SB_BIN=build/bin bash tests/bench/bench_agent.sh [RUNS]
 set -euo pipefail
 runs=${1:-200}
