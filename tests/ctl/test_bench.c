@@ -3,8 +3,6 @@
  * after an interrupted create, opened from a path below it, planned against
  * its digest, and refused when its ownership or modes, or its record, are
  * wrong.  No process is spawned. */
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +17,7 @@
 #include <cmocka.h>
 
 #include "ctl/bench.h"
-#include "sbench/plan.h"
-#include "sbench/spec.h"
+#include "tests/ctl/benchfix.h"
 
 static const char spec_text[] =
 	"name: unit-bench\n"
@@ -35,40 +32,11 @@ struct fixture {
 	char digest[65];
 };
 
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	chmod(path, 0700);
-	return remove(path);
-}
-
 /* Plans spec_text and creates its benchmark under f->root. */
 static int create(struct fixture *f, int *existed, struct sb_error *err)
 {
-	struct sb_slurm_config cfg = { .max_array_size = 1000, .kill_wait = 30 };
-	struct sb_provenance prov = { .uid = 1000, .time_ns = 1764500000000000000LL };
-	struct sb_spec *spec = sb_spec_load_buffer(spec_text, strlen(spec_text), "b.yaml", err);
-	struct sb_plan *plan;
-	int rc;
-
-	assert_non_null(spec);
-	plan = sb_plan_create(spec, err);
-	assert_non_null(plan);
-	snprintf(prov.user, sizeof(prov.user), "tester");
-	snprintf(prov.host, sizeof(prov.host), "host");
-	{
-		struct sb_bench_new bn = { "b.yaml", spec_text, strlen(spec_text), plan, f->root,
-					   &cfg, &prov };
-		free(f->dir);
-		f->dir = NULL;
-		rc = sb_bench_create(&bn, &f->dir, existed, err);
-	}
-	snprintf(f->digest, sizeof(f->digest), "%s", sb_plan_benchmark_digest_hex(plan));
-	sb_plan_destroy(plan);
-	sb_spec_destroy(spec);
-	return rc;
+	return sb_test_bench_create(f->root, "b.yaml", spec_text, 1000, 1764500000000000000LL,
+				    &f->dir, existed, f->digest, err);
 }
 
 static int setup(void **state)
@@ -90,7 +58,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	nftw(f->root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	sb_test_rmtree(f->root);
 	free(f->dir);
 	free(f);
 	return 0;

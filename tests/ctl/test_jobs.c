@@ -4,8 +4,6 @@
  * attempts written whole, read back, written again unchanged, told apart
  * from an unprepared one, and discarded; the sbatch command line.  No
  * process is spawned. */
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,8 +19,7 @@
 
 #include "ctl/bench.h"
 #include "ctl/jobs.h"
-#include "sbench/plan.h"
-#include "sbench/spec.h"
+#include "tests/ctl/benchfix.h"
 
 static const char spec_text[] =
 	"name: unit-jobs\n"
@@ -36,38 +33,16 @@ static const char spec_text[] =
 static char root[] = "/tmp/sb'jobs-XXXXXX";
 static struct sb_bench *bench;
 
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	chmod(path, 0700);
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	struct sb_slurm_config cfg = { .max_array_size = 2, .kill_wait = 30 };
-	struct sb_provenance prov = { .uid = 1000, .time_ns = 1 };
 	struct sb_error err = { 0 };
-	struct sb_spec *spec;
-	struct sb_plan *plan;
 	char *dir = NULL;
 	int existed = 0;
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
-	spec = sb_spec_load_buffer(spec_text, strlen(spec_text), "j.yaml", &err);
-	assert_non_null(spec);
-	plan = sb_plan_create(spec, &err);
-	assert_non_null(plan);
-	{
-		struct sb_bench_new bn = { "j.yaml", spec_text, strlen(spec_text), plan, root,
-					   &cfg, &prov };
-		assert_int_equal(sb_bench_create(&bn, &dir, &existed, &err), 0);
-	}
-	sb_plan_destroy(plan);
-	sb_spec_destroy(spec);
+	assert_int_equal(sb_test_bench_create(root, "j.yaml", spec_text, 2, 1, &dir, &existed, NULL,
+					      &err), 0);
 	bench = sb_bench_open(dir, &err);
 	free(dir);
 	assert_non_null(bench);
@@ -79,7 +54,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	sb_bench_destroy(bench);
-	return nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return sb_test_rmtree(root);
 }
 
 static void test_layout(void **state)
