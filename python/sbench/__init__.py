@@ -222,15 +222,22 @@ def _names(arg, what):
 
 def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = None,
             metrics: Optional[Union[str, Sequence[str]]] = None,
-            offline: bool = False) -> Dict[str, Any]:
+            offline: bool = False, sort: Optional[str] = None) -> Dict[str, Any]:
     """Statistics (n, mean, stddev, min, median, max) of each metric per group
     of parameters, over the succeeded children only, beside the count of
     each class per group: the document of ``sbctl analyze BENCH --json``.
     ``group_by`` and ``metrics`` are lists of names (or "a,b" strings);
     default: the spec's ``analysis`` section.  ``rows(analysis)`` turns the
-    result into flat rows for ``pandas.DataFrame`` or the csv module."""
+    result into flat rows for ``pandas.DataFrame`` or the csv module.
+    ``sort`` ranks the groups by the mean of a metric, ``"-NAME"`` highest
+    first, as ``--sort``; the first group is then the best.  The analysis's
+    warnings (a metric that no succeeded child reported) come as
+    :class:`SbenchWarning` and under ``"warnings"``."""
     sopts = _status_opts(offline)
     aopts = _lib.AnalyzeOpts()
+    if sort is not None:
+        aopts.sort_desc = sort.startswith("-")
+        aopts.sort = (sort[1:] if aopts.sort_desc else sort).encode()
     gb, ngb = _names(group_by, "group_by")
     ms, nms = _names(metrics, "metrics")
     if gb is not None:
@@ -238,10 +245,13 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
     if ms is not None:
         aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
     with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
-        return _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
-                                                              ctypes.byref(aopts), out,
-                                                              ctypes.byref(ctx.err)),
-                       _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
+        doc = _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
+                                                             ctypes.byref(aopts), out,
+                                                             ctypes.byref(ctx.err)),
+                      _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
+    for w in doc.get("warnings", []):
+        _warn(w)
+    return doc
 
 
 def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = False) -> Dict[str, Any]:
@@ -354,9 +364,10 @@ class Benchmark:
         """:func:`wait` for this benchmark."""
         return wait(self.dir, timeout=timeout, interval=interval)
 
-    def analyze(self, group_by=None, metrics=None, offline: bool = False) -> Dict[str, Any]:
+    def analyze(self, group_by=None, metrics=None, offline: bool = False,
+                sort: Optional[str] = None) -> Dict[str, Any]:
         """:func:`analyze` of this benchmark."""
-        return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline)
+        return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline, sort=sort)
 
     def rerun(self, only, dry_run: bool = False) -> Dict[str, Any]:
         """:func:`rerun` of this benchmark's children of the classes ``only``."""

@@ -97,6 +97,8 @@ class AnalyzeOpts(ctypes.Structure):
         ("ngroup_by", ctypes.c_size_t),
         ("metrics", c_char_pp),
         ("nmetrics", ctypes.c_size_t),
+        ("sort", ctypes.c_char_p),
+        ("sort_desc", ctypes.c_bool),
     ]
 
 

@@ -74,6 +74,10 @@ def test_analyze_equals_cli(cli, bench):
     assert (sbench.analyze(bench["dir"], group_by=["model"], metrics=["accuracy"]) ==
             cli.json("analyze", bench["dir"], "--json", "--group-by", "model",
                      "--metrics", "accuracy"))
+    ranked = sbench.analyze(bench["dir"], sort="-accuracy")
+    assert ranked == cli.json("analyze", bench["dir"], "--json", "--sort", "-accuracy")
+    means = [g["metrics"]["accuracy"]["mean"] for g in ranked["groups"] if g["metrics"]]
+    assert means == sorted(means, reverse=True) and ranked["sort"]["descending"] is True
 
 
 def test_analysis_rows_for_pandas_and_csv(bench):
