@@ -8,7 +8,9 @@
 
 #include "ctl/plan_json.h"
 #include "ctl/render.h"
+#include "ctl/report_child.h"
 #include "ctl/status.h"
+#include "ctl/suggest.h"
 #include "proto/json.h"
 
 static void json_nullable_int(struct sb_json *j, int v)
@@ -155,70 +157,200 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 	return 0;
 }
 
-/* The last n lines of a file, indented, for the reason of a failure. */
-static void print_tail(FILE *out, const char *path, int n)
-{
-	char buf[4096];
-	FILE *f = fopen(path, "r");
-	long size;
-	size_t got, i;
-	int lines = 0;
+/* The text view (docs/sbctl-status.md): the counts, then the children of
+ * the classes listed, grouped by class and identical reason, each group
+ * with the parameter values all its children share, its children with
+ * their own parameters, and the tail of the first one's Slurm stderr. */
 
-	if (f == NULL)
-		return;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0, SEEK_SET);
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	while (got > 0 && buf[got - 1] == '\n')
-		buf[--got] = '\0';
-	for (i = got; i > 0; i--)
-		if (buf[i - 1] == '\n' && ++lines == n)
-			break;
-	if (got == 0)
-		return;
-	for (char *save, *line = strtok_r(buf + i, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		fprintf(out, "      | %.200s\n", line);
+#define TEXT_LIST_DEFAULT 5 /* children shown per group without --class */
+
+struct tent {
+	size_t c;
+	enum sb_class cls;
+	char *key;          /* the reason, the child's job id in it as "<job>" */
+};
+
+struct tgroup {
+	size_t start, n;    /* entries [start, start + n) */
+	size_t first;       /* its first child */
+	enum sb_class cls;
+};
+
+static int cmp_tent(const void *pa, const void *pb)
+{
+	const struct tent *a = pa, *b = pb;
+	int d;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if ((d = strcmp(a->key, b->key)) != 0)
+		return d;
+	return (a->c > b->c) - (a->c < b->c);
 }
 
-static void render_text(FILE *out, const struct sb_status *st)
+/* Groups by class, the largest first, then by their first child. */
+static int cmp_tgroup(const void *pa, const void *pb)
+{
+	const struct tgroup *a = pa, *b = pb;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The reason with the child's own job id in it written "<job>", so that
+ * "job 12_3 FAILED ..." of many children is one reason. */
+static char *reason_key(const char *reason, const struct sb_attempt_status *a)
+{
+	const char *hit, *id = a && a->job_id[0] ? a->job_id : NULL;
+	char *key;
+
+	if (reason == NULL)
+		reason = "";
+	if (id == NULL || (hit = strstr(reason, id)) == NULL)
+		return strdup(reason);
+	if (asprintf(&key, "%.*s<job>%s", (int)(hit - reason), reason, hit + strlen(id)) < 0)
+		return NULL;
+	return key;
+}
+
+static void print_group(FILE *out, const struct sb_status *st, const struct tent *e, size_t n,
+			size_t limit, struct sb_param_share *ps)
+{
+	const struct sb_child_status *ch = &st->children[e[0].c];
+	enum sb_class cls = e[0].cls;
+	char *err_path = NULL, *tail;
+	size_t i, *members = malloc(n * sizeof(*members)), shown;
+
+	fprintf(out, "\n%zu %s", n, sb_class_name(cls));
+	if (cls != SB_CLASS_SUCCEEDED)
+		fprintf(out, ": %s", n == 1 ? (ch->reason ? ch->reason : "") : e[0].key);
+	if (members == NULL)
+		goto done;
+	for (i = 0; i < n; i++)
+		members[i] = e[i].c;
+	if (sb_param_share_compute(st, members, n, ps, NULL) < 0)
+		goto done;
+	{
+		/* the shared words, after a dash, when there are any */
+		char *words = NULL;
+		size_t len = 0, nw;
+		FILE *mem = open_memstream(&words, &len);
+		if (mem == NULL)
+			goto done;
+		nw = sb_param_share_words(st, ps, e[0].c, true, mem);
+		fclose(mem);
+		if (nw > 0)
+			fprintf(out, " \u2014 %s", words);
+		if (nw > 0 && n > 1)
+			fprintf(out, " (all %zu)", n);
+		free(words);
+	}
+	fputc('\n', out);
+	shown = n < limit ? n : limit;
+	for (i = 0; i < shown; i++) {
+		const struct sb_attempt_status *a = st->children[e[i].c].latest;
+		const char *job = a && a->job_id[0] ? a->job_id : "-";
+		char *words = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&words, &len);
+
+		if (mem != NULL) {
+			sb_param_share_words(st, ps, e[i].c, false, mem);
+			fclose(mem);
+		}
+		if (words != NULL && *words)
+			fprintf(out, "  %-6zu %-12s %s\n", e[i].c, job, words);
+		else
+			fprintf(out, "  %-6zu %s\n", e[i].c, job);
+		free(words);
+	}
+	if (shown < n)
+		fprintf(out, "  ... and %zu more (--class %s lists them all)\n", n - shown,
+			sb_class_name(cls));
+	if (cls == SB_CLASS_FAILED || cls == SB_CLASS_KILLED || cls == SB_CLASS_INCOMPLETE) {
+		tail = sb_child_stderr_tail(st->bench, e[0].c, 3, &err_path);
+		if (tail != NULL) {
+			if (n > 1)
+				fprintf(out, "    stderr of %zu:\n", e[0].c);
+			for (char *save, *line = strtok_r(tail, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				fprintf(out, "      | %s\n", line);
+		}
+		if (err_path != NULL) {
+			size_t len = strlen(err_path);
+			fprintf(out, "      output: %.*s.{out,err}\n", (int)(len - 4), err_path);
+		}
+		free(tail);
+		free(err_path);
+	}
+done:
+	sb_param_share_release(ps);
+	free(members);
+}
+
+static int render_text(FILE *out, const struct sb_status *st,
+		       const struct sb_status_text_opts *opts, struct sb_error *err)
 {
 	const struct sb_bench *b = st->bench;
-	size_t c, k, bad = 0;
+	unsigned want = opts && opts->classes ? opts->classes
+		: ~((1u << SB_CLASS_SUCCEEDED) | (1u << SB_CLASS_PENDING) | (1u << SB_CLASS_RUNNING));
+	size_t limit = opts && opts->classes ? SIZE_MAX : TEXT_LIST_DEFAULT;
+	struct tent *ents = NULL;
+	struct tgroup *groups = NULL;
+	struct sb_param_share ps;
+	size_t c, k, n = 0, ng = 0;
+	int rc = -1;
 
 	fprintf(out, "%s (%.12s): %zu children, scheduler %s\n", b->name, b->digest, st->n,
 		st->consulted ? "consulted" : "not consulted (--offline)");
 	for (k = 0; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, "  %-13s %zu\n", sb_class_name((enum sb_class)k), st->counts[k]);
+	ents = calloc(st->n + 1, sizeof(*ents));
+	groups = calloc(st->n + 1, sizeof(*groups));
+	if (ents == NULL || groups == NULL)
+		goto oom;
 	for (c = 0; c < st->n; c++) {
 		const struct sb_child_status *ch = &st->children[c];
-		const struct sb_attempt_status *a = ch->latest;
-
-		if (ch->cls == SB_CLASS_SUCCEEDED)
+		if (!(want & (1u << ch->cls)))
 			continue;
-		if (bad++ == 0)
-			fputs("\nchildren that did not succeed:\n", out);
-		fprintf(out, "  %-6zu %-12s %-10s %s\n", c, sb_class_name(ch->cls),
-			a && a->job_id[0] ? a->job_id : "-", ch->reason);
-		if (a && a->array_job[0] && (ch->cls == SB_CLASS_FAILED || ch->cls == SB_CLASS_KILLED ||
-					     ch->cls == SB_CLASS_INCOMPLETE)) {
-			char *err_path;
-			if (asprintf(&err_path, "%s/runs/%zu/slurm-%s_%" PRId64 ".err", b->dir, c,
-				     a->array_job, a->task) >= 0) {
-				print_tail(out, err_path, 3);
-				free(err_path);
-			}
-			fprintf(out, "      output: %s/runs/%zu/slurm-%s_%" PRId64 ".{out,err}\n", b->dir, c,
-				a->array_job, a->task);
-		}
+		ents[n] = (struct tent){ c, ch->cls, reason_key(ch->reason, ch->latest) };
+		if (ents[n++].key == NULL)
+			goto oom;
+	}
+	qsort(ents, n, sizeof(*ents), cmp_tent);
+	for (c = 0; c < n; c++) {
+		if (c == 0 || ents[c].cls != ents[c - 1].cls || strcmp(ents[c].key, ents[c - 1].key))
+			groups[ng++] = (struct tgroup){ c, 0, ents[c].c, ents[c].cls };
+		groups[ng - 1].n++;
+	}
+	qsort(groups, ng, sizeof(*groups), cmp_tgroup);
+	for (k = 0; k < ng; k++)
+		print_group(out, st, ents + groups[k].start, groups[k].n, limit, &ps);
+	if (opts && opts->classes) {
+		for (k = 0; k < SB_CLASS_COUNT; k++)
+			if ((opts->classes & (1u << k)) && st->counts[k] == 0)
+				fprintf(out, "\nno %s child\n", sb_class_name((enum sb_class)k));
+	} else if (st->counts[SB_CLASS_RUNNING] + st->counts[SB_CLASS_PENDING] > 0) {
+		fprintf(out, "\nnot listed: %zu running, %zu pending (--class running,pending lists them)\n",
+			st->counts[SB_CLASS_RUNNING], st->counts[SB_CLASS_PENDING]);
 	}
 	if (st->outcomes_recorded)
 		fprintf(out, "\n(recorded the scheduler's final state of %zu children in submissions/)\n",
 			st->outcomes_recorded);
+	rc = 0;
+	goto done;
+oom:
+	sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+done:
+	for (c = 0; c < n; c++)
+		free(ents[c].key);
+	free(ents);
+	free(groups);
+	return rc;
 }
 
 static int render(const void *obj, int format, FILE *out, struct sb_error *err)
@@ -229,7 +361,8 @@ static int render(const void *obj, int format, FILE *out, struct sb_error *err)
 		if (render_json(out, st, err) < 0)
 			return -1;
 	} else if (format == SB_FORMAT_TEXT) {
-		render_text(out, st);
+		if (render_text(out, st, NULL, err) < 0)
+			return -1;
 	} else {
 		return sb_error_set(err, SB_ERR_INPUT, "a status is rendered as text or JSON, not "
 				    "format %d", format);
@@ -241,6 +374,47 @@ int sb_status_render(const struct sb_status *st, enum sb_format format, FILE *ou
 		     struct sb_error *err)
 {
 	return render(st, (int)format, out, err);
+}
+
+int sb_status_render_text(const struct sb_status *st, const struct sb_status_text_opts *opts,
+			  FILE *out, struct sb_error *err)
+{
+	if (render_text(out, st, opts, err) < 0)
+		return -1;
+	return sb_render_flush(out, err);
+}
+
+int sb_class_mask_parse(const char *list, unsigned *mask, struct sb_error *err)
+{
+	const char *names[SB_CLASS_COUNT], *p = list;
+	char word[64], hint[SB_SUGGEST_MAX];
+	unsigned m = 0;
+	size_t k;
+
+	for (k = 0; k < SB_CLASS_COUNT; k++)
+		names[k] = sb_class_name((enum sb_class)k);
+	while (p != NULL && *p) {
+		size_t len = strcspn(p, ",");
+		enum sb_class c;
+
+		if (len > 0) {
+			if (len >= sizeof(word))
+				return sb_error_set(err, SB_ERR_INPUT, "'%.*s...' is not a class", 20, p);
+			memcpy(word, p, len);
+			word[len] = '\0';
+			if (sb_class_parse(word, &c) < 0)
+				return sb_error_set(err, SB_ERR_INPUT, "'%s' is not a class%s", word,
+						    sb_suggest(word, names, SB_CLASS_COUNT, hint));
+			m |= 1u << c;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (m == 0)
+		return sb_error_set(err, SB_ERR_INPUT, "no class named: give one or more of succeeded, "
+				    "failed, killed, incomplete, stale, missing, partial, inconsistent, "
+				    "invalid, pending, running");
+	*mask = m;
+	return 0;
 }
 
 int sb_status_render_buffer(const struct sb_status *st, enum sb_format format, char **buf,
