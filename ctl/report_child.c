@@ -9,6 +9,128 @@
 #define TAIL_BYTES 4096
 #define LINE_MAX_SHOWN 200
 
+struct tent {
+	size_t c;
+	enum sb_class cls;
+	char *key;          /* the reason, the child's job id in it as "<job>" */
+};
+
+static int cmp_tent(const void *pa, const void *pb)
+{
+	const struct tent *a = pa, *b = pb;
+	int d;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if ((d = strcmp(a->key, b->key)) != 0)
+		return d;
+	return (a->c > b->c) - (a->c < b->c);
+}
+
+/* Groups by class, the largest first, then by their first child. */
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct sb_reason_group *a = pa, *b = pb;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return (a->children[0] > b->children[0]) - (a->children[0] < b->children[0]);
+}
+
+/* The reason with the child's own job id in it written "<job>", so that
+ * "job 12_3 FAILED ..." of many children is one reason. */
+static char *reason_key(const char *reason, const struct sb_attempt_status *a)
+{
+	const char *hit, *id = a && a->job_id[0] ? a->job_id : NULL;
+	char *key;
+
+	if (reason == NULL)
+		reason = "";
+	if (id == NULL || (hit = strstr(reason, id)) == NULL)
+		return strdup(reason);
+	if (asprintf(&key, "%.*s<job>%s", (int)(hit - reason), reason, hit + strlen(id)) < 0)
+		return NULL;
+	return key;
+}
+
+int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason_group **groups,
+		     size_t *ngroups, struct sb_error *err)
+{
+	struct tent *e = calloc(st->n + 1, sizeof(*e));
+	struct sb_reason_group *g = calloc(st->n + 1, sizeof(*g));
+	size_t *members = malloc((st->n + 1) * sizeof(*members));
+	size_t c, n = 0, ng = 0;
+
+	*groups = NULL;
+	*ngroups = 0;
+	if (e == NULL || g == NULL || members == NULL)
+		goto oom;
+	for (c = 0; c < st->n; c++) {
+		const struct sb_child_status *ch = &st->children[c];
+		if (!(mask & (1u << ch->cls)))
+			continue;
+		e[n] = (struct tent){ c, ch->cls, reason_key(ch->reason, ch->latest) };
+		if (e[n++].key == NULL)
+			goto oom;
+	}
+	qsort(e, n, sizeof(*e), cmp_tent);
+	/* the groups' children share one block, members, in entry order (the
+	 * group with the lowest pointer into it frees it) */
+	for (c = 0; c < n; c++) {
+		members[c] = e[c].c;
+		if (ng == 0 || e[c].cls != g[ng - 1].cls || strcmp(e[c].key, g[ng - 1].reason)) {
+			g[ng++] = (struct sb_reason_group){ e[c].cls, e[c].key, members + c, 0 };
+			e[c].key = NULL; /* the group's now */
+		}
+		g[ng - 1].n++;
+	}
+	for (c = 0; c < ng; c++)
+		if (g[c].n == 1) {
+			const struct sb_child_status *ch = &st->children[g[c].children[0]];
+			char *own = strdup(ch->reason ? ch->reason : "");
+			if (own == NULL)
+				goto oom;
+			free(g[c].reason);
+			g[c].reason = own;
+		}
+	qsort(g, ng, sizeof(*g), cmp_group);
+	for (c = 0; c < n; c++)
+		free(e[c].key);
+	free(e);
+	if (ng == 0) {
+		free(members);
+	}
+	*groups = g;
+	*ngroups = ng;
+	return 0;
+oom:
+	for (c = 0; c < n; c++)
+		free(e[c].key);
+	for (c = 0; c < ng; c++)
+		free(g[c].reason);
+	free(e);
+	free(g);
+	free(members);
+	return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+}
+
+void sb_reason_groups_free(struct sb_reason_group *groups, size_t n)
+{
+	size_t i, *block = NULL;
+
+	if (groups == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		if (block == NULL || groups[i].children < block)
+			block = groups[i].children;
+		free(groups[i].reason);
+	}
+	free(block);
+	free(groups);
+}
+
 int sb_param_share_compute(const struct sb_status *st, const size_t *members, size_t n,
 			   struct sb_param_share *ps, struct sb_error *err)
 {

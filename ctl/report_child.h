@@ -10,6 +10,25 @@
 
 #include "ctl/status.h"
 
+/* A group of children of one class and one reason: the children of a
+ * class whose reasons are identical once the child's own job id in it is
+ * written "<job>" ("job <job> FAILED (ExitCode 127:0) before sbagent
+ * started"). */
+struct sb_reason_group {
+	enum sb_class cls;
+	char *reason;       /* the reason (the child's own for a group of one) */
+	size_t *children;   /* n indices, ascending */
+	size_t n;
+};
+
+/* The groups of the children whose class is in mask (bits 1u << class),
+ * by class, then the largest first, then by their first child, into
+ * *groups (*ngroups of them; free with sb_reason_groups_free).  -1 with err
+ * (SB_ERR_NOMEM). */
+int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason_group **groups,
+		     size_t *ngroups, struct sb_error *err);
+void sb_reason_groups_free(struct sb_reason_group *groups, size_t n);
+
 /* The parameters of a group of children (and "repeat", as one more), and
  * which of them every child of the group shares. */
 struct sb_param_share {

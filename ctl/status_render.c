@@ -164,75 +164,19 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 
 #define TEXT_LIST_DEFAULT 5 /* children shown per group without --class */
 
-struct tent {
-	size_t c;
-	enum sb_class cls;
-	char *key;          /* the reason, the child's job id in it as "<job>" */
-};
-
-struct tgroup {
-	size_t start, n;    /* entries [start, start + n) */
-	size_t first;       /* its first child */
-	enum sb_class cls;
-};
-
-static int cmp_tent(const void *pa, const void *pb)
-{
-	const struct tent *a = pa, *b = pb;
-	int d;
-
-	if (a->cls != b->cls)
-		return a->cls < b->cls ? -1 : 1;
-	if ((d = strcmp(a->key, b->key)) != 0)
-		return d;
-	return (a->c > b->c) - (a->c < b->c);
-}
-
-/* Groups by class, the largest first, then by their first child. */
-static int cmp_tgroup(const void *pa, const void *pb)
-{
-	const struct tgroup *a = pa, *b = pb;
-
-	if (a->cls != b->cls)
-		return a->cls < b->cls ? -1 : 1;
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	return (a->first > b->first) - (a->first < b->first);
-}
-
-/* The reason with the child's own job id in it written "<job>", so that
- * "job 12_3 FAILED ..." of many children is one reason. */
-static char *reason_key(const char *reason, const struct sb_attempt_status *a)
-{
-	const char *hit, *id = a && a->job_id[0] ? a->job_id : NULL;
-	char *key;
-
-	if (reason == NULL)
-		reason = "";
-	if (id == NULL || (hit = strstr(reason, id)) == NULL)
-		return strdup(reason);
-	if (asprintf(&key, "%.*s<job>%s", (int)(hit - reason), reason, hit + strlen(id)) < 0)
-		return NULL;
-	return key;
-}
-
-static void print_group(FILE *out, const struct sb_status *st, const struct tent *e, size_t n,
+static void print_group(FILE *out, const struct sb_status *st, const struct sb_reason_group *rg,
 			size_t limit, struct sb_param_share *ps)
 {
-	const struct sb_child_status *ch = &st->children[e[0].c];
-	enum sb_class cls = e[0].cls;
+	const size_t *c = rg->children, n = rg->n;
+	enum sb_class cls = rg->cls;
 	char *err_path = NULL, *tail;
-	size_t i, *members = malloc(n * sizeof(*members)), shown;
+	size_t i, shown;
 
 	fprintf(out, "\n%zu %s", n, sb_class_name(cls));
 	if (cls != SB_CLASS_SUCCEEDED)
-		fprintf(out, ": %s", n == 1 ? (ch->reason ? ch->reason : "") : e[0].key);
-	if (members == NULL)
-		goto done;
-	for (i = 0; i < n; i++)
-		members[i] = e[i].c;
-	if (sb_param_share_compute(st, members, n, ps, NULL) < 0)
-		goto done;
+		fprintf(out, ": %s", rg->reason);
+	if (sb_param_share_compute(st, c, n, ps, NULL) < 0)
+		return;
 	{
 		/* the shared words, after a dash, when there are any */
 		char *words = NULL;
@@ -240,7 +184,7 @@ static void print_group(FILE *out, const struct sb_status *st, const struct tent
 		FILE *mem = open_memstream(&words, &len);
 		if (mem == NULL)
 			goto done;
-		nw = sb_param_share_words(st, ps, e[0].c, true, mem);
+		nw = sb_param_share_words(st, ps, c[0], true, mem);
 		fclose(mem);
 		if (nw > 0)
 			fprintf(out, " \u2014 %s", words);
@@ -251,30 +195,30 @@ static void print_group(FILE *out, const struct sb_status *st, const struct tent
 	fputc('\n', out);
 	shown = n < limit ? n : limit;
 	for (i = 0; i < shown; i++) {
-		const struct sb_attempt_status *a = st->children[e[i].c].latest;
+		const struct sb_attempt_status *a = st->children[c[i]].latest;
 		const char *job = a && a->job_id[0] ? a->job_id : "-";
 		char *words = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&words, &len);
 
 		if (mem != NULL) {
-			sb_param_share_words(st, ps, e[i].c, false, mem);
+			sb_param_share_words(st, ps, c[i], false, mem);
 			fclose(mem);
 		}
 		if (words != NULL && *words)
-			fprintf(out, "  %-6zu %-12s %s\n", e[i].c, job, words);
+			fprintf(out, "  %-6zu %-12s %s\n", c[i], job, words);
 		else
-			fprintf(out, "  %-6zu %s\n", e[i].c, job);
+			fprintf(out, "  %-6zu %s\n", c[i], job);
 		free(words);
 	}
 	if (shown < n)
 		fprintf(out, "  ... and %zu more (--class %s lists them all)\n", n - shown,
 			sb_class_name(cls));
 	if (cls == SB_CLASS_FAILED || cls == SB_CLASS_KILLED || cls == SB_CLASS_INCOMPLETE) {
-		tail = sb_child_stderr_tail(st->bench, e[0].c, 3, &err_path);
+		tail = sb_child_stderr_tail(st->bench, c[0], 3, &err_path);
 		if (tail != NULL) {
 			if (n > 1)
-				fprintf(out, "    stderr of %zu:\n", e[0].c);
+				fprintf(out, "    stderr of %zu:\n", c[0]);
 			for (char *save, *line = strtok_r(tail, "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save))
 				fprintf(out, "      | %s\n", line);
@@ -288,7 +232,6 @@ static void print_group(FILE *out, const struct sb_status *st, const struct tent
 	}
 done:
 	sb_param_share_release(ps);
-	free(members);
 }
 
 static int render_text(FILE *out, const struct sb_status *st,
@@ -298,38 +241,20 @@ static int render_text(FILE *out, const struct sb_status *st,
 	unsigned want = opts && opts->classes ? opts->classes
 		: ~((1u << SB_CLASS_SUCCEEDED) | (1u << SB_CLASS_PENDING) | (1u << SB_CLASS_RUNNING));
 	size_t limit = opts && opts->classes ? SIZE_MAX : TEXT_LIST_DEFAULT;
-	struct tent *ents = NULL;
-	struct tgroup *groups = NULL;
+	struct sb_reason_group *groups;
 	struct sb_param_share ps;
-	size_t c, k, n = 0, ng = 0;
-	int rc = -1;
+	size_t k, ng;
 
 	fprintf(out, "%s (%.12s): %zu children, scheduler %s\n", b->name, b->digest, st->n,
 		st->consulted ? "consulted" : "not consulted (--offline)");
 	for (k = 0; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, "  %-13s %zu\n", sb_class_name((enum sb_class)k), st->counts[k]);
-	ents = calloc(st->n + 1, sizeof(*ents));
-	groups = calloc(st->n + 1, sizeof(*groups));
-	if (ents == NULL || groups == NULL)
-		goto oom;
-	for (c = 0; c < st->n; c++) {
-		const struct sb_child_status *ch = &st->children[c];
-		if (!(want & (1u << ch->cls)))
-			continue;
-		ents[n] = (struct tent){ c, ch->cls, reason_key(ch->reason, ch->latest) };
-		if (ents[n++].key == NULL)
-			goto oom;
-	}
-	qsort(ents, n, sizeof(*ents), cmp_tent);
-	for (c = 0; c < n; c++) {
-		if (c == 0 || ents[c].cls != ents[c - 1].cls || strcmp(ents[c].key, ents[c - 1].key))
-			groups[ng++] = (struct tgroup){ c, 0, ents[c].c, ents[c].cls };
-		groups[ng - 1].n++;
-	}
-	qsort(groups, ng, sizeof(*groups), cmp_tgroup);
+	if (sb_reason_groups(st, want, &groups, &ng, err) < 0)
+		return -1;
 	for (k = 0; k < ng; k++)
-		print_group(out, st, ents + groups[k].start, groups[k].n, limit, &ps);
+		print_group(out, st, &groups[k], limit, &ps);
+	sb_reason_groups_free(groups, ng);
 	if (opts && opts->classes) {
 		for (k = 0; k < SB_CLASS_COUNT; k++)
 			if ((opts->classes & (1u << k)) && st->counts[k] == 0)
@@ -341,16 +266,7 @@ static int render_text(FILE *out, const struct sb_status *st,
 	if (st->outcomes_recorded)
 		fprintf(out, "\n(recorded the scheduler's final state of %zu children in submissions/)\n",
 			st->outcomes_recorded);
-	rc = 0;
-	goto done;
-oom:
-	sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-done:
-	for (c = 0; c < n; c++)
-		free(ents[c].key);
-	free(ents);
-	free(groups);
-	return rc;
+	return 0;
 }
 
 static int render(const void *obj, int format, FILE *out, struct sb_error *err)
