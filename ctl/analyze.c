@@ -167,6 +167,7 @@ done:
 /* A group and its key for the ranking. */
 struct ranked {
 	struct sb_group g;
+	size_t was;
 	double key;
 	bool has;
 	bool desc;
@@ -189,9 +190,8 @@ static int rank_groups(const struct sb_status *st, const struct sb_analyze_opts 
 {
 	char hint[SB_SUGGEST_MAX];
 	struct ranked *r;
-	size_t m, g;
+	size_t m, g, c, *now;
 
-	(void)st;
 	for (m = 0; m < a->nmetrics; m++)
 		if (!strcmp(a->metrics[m], opts->sort))
 			break;
@@ -203,15 +203,25 @@ static int rank_groups(const struct sb_status *st, const struct sb_analyze_opts 
 	a->sort_desc = opts->sort_desc;
 	if (a->ngroups < 2)
 		return 0;
-	if ((r = calloc(a->ngroups, sizeof(*r))) == NULL)
+	r = calloc(a->ngroups, sizeof(*r));
+	now = calloc(a->ngroups, sizeof(*now));
+	if (r == NULL || now == NULL) {
+		free(r);
+		free(now);
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
 	for (g = 0; g < a->ngroups; g++)
-		r[g] = (struct ranked){ a->groups[g], a->groups[g].stats[m].mean,
+		r[g] = (struct ranked){ a->groups[g], g, a->groups[g].stats[m].mean,
 					a->groups[g].stats[m].n > 0, a->sort_desc };
 	qsort(r, a->ngroups, sizeof(*r), cmp_ranked);
-	for (g = 0; g < a->ngroups; g++)
+	for (g = 0; g < a->ngroups; g++) {
 		a->groups[g] = r[g].g;
+		now[r[g].was] = g;
+	}
+	for (c = 0; c < st->n; c++)
+		a->group_of[c] = now[a->group_of[c]];
 	free(r);
+	free(now);
 	return 0;
 }
 
@@ -401,6 +411,8 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 				sb_stats_compute(vals + start[g], start[g + 1] - start[g],
 						 &out->groups[g].stats[m]);
 	}
+	out->group_of = group_of;
+	group_of = NULL;
 	if (opts->sort != NULL && rank_groups(st, opts, out, err) < 0)
 		goto fail;
 	rc = 0;
@@ -431,6 +443,7 @@ void sb_analysis_release(struct sb_analysis *a)
 	for (i = 0; i < a->ngroups; i++)
 		free(a->groups[i].stats);
 	free_names(a->warnings, a->nwarnings);
+	free(a->group_of);
 	free(a->metrics);
 	free(a->groups);
 	free(a->by);

@@ -31,6 +31,7 @@ struct sb_analysis {
 	struct sb_group *groups;    /* in the order of their first child, or
 	                               ranked by the sort metric */
 	size_t ngroups;
+	size_t *group_of;           /* [st->n]: each child's group */
 	int sort;                   /* the metric ranked by, -1 none */
 	bool sort_desc;
 	char **warnings;            /* sb_analysis_warning */
