@@ -210,12 +210,13 @@ static void band_panel(FILE *out, const char *what, const int64_t (*cnt)[SB_CLAS
 		if (sum > max)
 			max = sum;
 	}
-	fprintf(out, "<g class=\"band\" data-panel=\"%s\">\n", wait ? "waiting" : "running");
+	fprintf(out, "<g class=\"band\" data-panel=\"%s\" shape-rendering=\"crispEdges\">\n",
+		wait ? "waiting" : "running");
 	time_axis(out, t0, t1, y0, y0 + h);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" text-anchor=\"end\">%.0f</text>"
 		"<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" text-anchor=\"end\">0</text>"
 		"<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" font-weight=\"600\">%s</text>\n",
-		LEFT - 8, y0 + 12, max, LEFT - 8, y0 + h, LEFT + 6, y0 + 18, what);
+		LEFT - 8, y0 + 12, max, LEFT - 8, y0 + h, LEFT, y0 - 30, what);
 	for (bin = 0; bin < BINS; bin++) {
 		double y = y0 + h;
 		for (k = 0; k < SB_CLASS_COUNT; k++) {
@@ -258,7 +259,7 @@ static int bands(struct sb_report *r, const struct span *sp, double t0, double t
 	FILE *out = r->out;
 	int64_t (*wait)[SB_CLASS_COUNT] = calloc(BINS + 1, sizeof(*wait));
 	int64_t (*run)[SB_CLASS_COUNT] = calloc(BINS + 1, sizeof(*run));
-	double span = t1 - t0, ph = 260;
+	double span = t1 - t0, ph = 240, top = TOP + 30;
 	size_t c, k, bin, untimed = 0;
 
 	if (wait == NULL || run == NULL) {
@@ -285,20 +286,20 @@ static int bands(struct sb_report *r, const struct span *sp, double t0, double t
 		}
 	fprintf(out, "<p class=\"sub\">%zu children: too many for one mark each (the limit is %d), "
 		"so each column counts the children running (top) and waiting in the queue (bottom) "
-		"in its %s, stacked by class.%s</p>\n", st->n, SB_REPORT_MARKS_MAX,
-		"slice of time", untimed ? "" : "");
+		"in its slice of time, stacked by class.</p>\n", st->n, SB_REPORT_MARKS_MAX);
 	if (untimed)
 		fprintf(out, "<p class=\"sub\">%zu children have no time known (never submitted, or no "
 			"scheduler record) and are not drawn.</p>\n", untimed);
 	fprintf(out, "<svg id=\"timeline\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
 		"role=\"img\" aria-label=\"children running and waiting over time\">\n", W,
-		TOP + 2 * ph + 90, W, TOP + 2 * ph + 90);
-	band_panel(out, "running", (const int64_t (*)[SB_CLASS_COUNT])run, TOP, ph, t0, t1, false);
-	band_panel(out, "waiting in the queue", (const int64_t (*)[SB_CLASS_COUNT])wait,
-		   TOP + ph + 50, ph, t0, t1, true);
+		top + 2 * ph + 110, W, top + 2 * ph + 110);
+	band_panel(out, "children running", (const int64_t (*)[SB_CLASS_COUNT])run, top, ph, t0, t1,
+		   false);
+	band_panel(out, "children waiting in the queue", (const int64_t (*)[SB_CLASS_COUNT])wait,
+		   top + ph + 70, ph, t0, t1, true);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\">time since "
 		"the first submission</text>\n</svg>\n", LEFT + (W - LEFT - RIGHT) / 2,
-		TOP + 2 * ph + 80);
+		top + 2 * ph + 100);
 	free(wait);
 	free(run);
 	return 0;
@@ -329,7 +330,10 @@ int sb_report_timeline(struct sb_report *r, struct sb_error *err)
 			t1 = sp[c].start;
 		if (sp[c].end > t1)
 			t1 = sp[c].end;
-		if (a && a->log.last_life_ns > 0 && (double)a->log.last_life_ns / 1e9 > t1)
+		/* the last sign of life of a run that is not over (a finished one
+		 * ends at its end: a log copied later has a newer mtime) */
+		if (sp[c].open && a && a->log.last_life_ns > 0 &&
+		    (double)a->log.last_life_ns / 1e9 > t1)
 			t1 = (double)a->log.last_life_ns / 1e9;
 	}
 	fputs("<section id=\"timeline-section\"><h2>Timeline</h2>\n", out);
