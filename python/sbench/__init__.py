@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
+__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
            "read_log", "keygen", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
 
@@ -319,6 +319,30 @@ def output(bench: PathLike, child: int) -> List[str]:
             _lib._free(ctypes.cast(files, ctypes.c_void_p))
 
 
+def report(bench: PathLike, output: Optional[PathLike] = None, offline: bool = False) -> str:
+    """Writes the self-contained HTML report of ``bench`` (as ``sbctl report
+    BENCH [-o OUTPUT]``: the same bytes) to ``output``, by default
+    ``report.html`` in the benchmark directory, and returns the path
+    written.  The report's analysis is the spec's ``analysis`` section."""
+    sopts = _status_opts(offline)
+    written = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        an = ctypes.c_void_p()
+        if _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts), None, ctypes.byref(an),
+                                 ctypes.byref(ctx.err)) < 0:
+            _lib.raise_error(ctx.err)
+        try:
+            if _lib.sb_report_write(an, None if output is None else _lib.fspath(output),
+                                    ctypes.byref(written), ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            try:
+                return os.fsdecode(ctypes.cast(written, ctypes.c_char_p).value)
+            finally:
+                _lib._free(written)
+        finally:
+            _lib.sb_analysis_destroy(an)
+
+
 class Benchmark:
     """A benchmark, opened by its directory, name (the latest of that name)
     or digest prefix, as on the command line::
@@ -368,6 +392,10 @@ class Benchmark:
                 sort: Optional[str] = None) -> Dict[str, Any]:
         """:func:`analyze` of this benchmark."""
         return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline, sort=sort)
+
+    def report(self, output: Optional[PathLike] = None, offline: bool = False) -> str:
+        """:func:`report` of this benchmark."""
+        return report(self.dir, output=output, offline=offline)
 
     def rerun(self, only, dry_run: bool = False) -> Dict[str, Any]:
         """:func:`rerun` of this benchmark's children of the classes ``only``."""
