@@ -30,6 +30,10 @@ expect "report --offline" "$?" 3
 for bad in '<script' ' src=' '<link' 'url(' '@import' '<iframe' '<object' '<embed' 'http://' 'https://'; do
 	expect "nothing loaded from outside: no '$bad'" "$(grep -ci -- "$bad" "$html")" 0
 done
+expect "the failed group: every child's stderr tail" \
+	"$(grep -c '<pre>diverged: learning rate too large</pre></details>$' "$html")" 4
+expect "the failed group: its reason and what its children share" \
+	"$(grep -c -e '</span> 4 failed: exit 3</h3>' -e 'shared by all: <code>lr=1.0</code>' "$html")" 2
 expect "the digest" "$(grep -c "$(jq -r .benchmark.digest st.json)" "$html")" 1
 expect "provenance: the user" "$(grep -c "<th>by</th><td>$(id -un)</td>" "$html")" 1
 "$SBCTL" report nosuch > /dev/null 2> e.txt
