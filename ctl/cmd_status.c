@@ -43,9 +43,12 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 		} else if (!strcmp(s, "--rehash") && !wait) {
 			a->o.rehash = true;
 		} else if (!strcmp(s, "--class") && !wait) {
-			if (i + 1 >= argc || sb_class_mask_parse(argv[++i], &a->text.classes, &err) < 0) {
-				fprintf(stderr, "sbctl %s: --class: %s\n", cmd,
-					i < argc && argv[i] != s ? err.msg : "needs CLASS,...");
+			if (i + 1 >= argc) {
+				fprintf(stderr, "sbctl %s: --class needs CLASS,...\n", cmd);
+				return -1;
+			}
+			if (sb_class_mask_parse(argv[++i], &a->text.classes, &err) < 0) {
+				fprintf(stderr, "sbctl %s: --class: %s\n", cmd, err.msg);
 				return -1;
 			}
 		} else if (!strcmp(s, "--settle")) {
