@@ -205,9 +205,8 @@ static int write_excluded(struct sb_report *r, struct sb_error *err)
 		return -1;
 	for (k = 0; k < ng; k++) {
 		const char *cls = sb_class_name(g[k].cls), *css = sb_report_class_css(g[k].cls);
-		char *words = NULL;
-		size_t wlen = 0, nw = 0, tails = 0;
-		FILE *mem;
+		char *words;
+		size_t nw = 0, tails = 0;
 
 		if (sb_param_share_compute(st, g[k].children, g[k].n, &ps, err) < 0) {
 			sb_reason_groups_free(g, ng);
@@ -218,11 +217,8 @@ static int write_excluded(struct sb_report *r, struct sb_error *err)
 			g[k].n, cls);
 		sb_report_esc(out, g[k].reason);
 		fputs("</h3>\n", out);
-		if ((mem = open_memstream(&words, &wlen)) != NULL) {
-			nw = sb_param_share_words(st, &ps, g[k].children[0], true, mem);
-			fclose(mem);
-		}
-		if (nw > 0 && g[k].n > 1) {
+		words = sb_param_share_text(st, &ps, g[k].children[0], true, &nw);
+		if (words != NULL && nw > 0 && g[k].n > 1) {
 			fputs("<p>shared by all: <code>", out);
 			sb_report_esc(out, words);
 			fputs("</code></p>\n", out);

@@ -199,6 +199,25 @@ size_t sb_param_share_words(const struct sb_status *st, struct sb_param_share *p
 	return words;
 }
 
+char *sb_param_share_text(const struct sb_status *st, struct sb_param_share *ps, size_t c,
+			  bool shared, size_t *nwords)
+{
+	char *text = NULL;
+	size_t len = 0, n;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem == NULL)
+		return NULL;
+	n = sb_param_share_words(st, ps, c, shared, mem);
+	if (fclose(mem) != 0) {
+		free(text);
+		return NULL;
+	}
+	if (nwords != NULL)
+		*nwords = n;
+	return text;
+}
+
 /* The newest *.err of the child's Slurm output, malloc'd, or NULL. */
 static char *newest_err(const struct sb_bench *b, size_t c)
 {

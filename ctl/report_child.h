@@ -52,6 +52,11 @@ void sb_param_share_release(struct sb_param_share *ps);
 size_t sb_param_share_words(const struct sb_status *st, struct sb_param_share *ps, size_t c,
 			    bool shared, FILE *out);
 
+/* The same words as a malloc'd string ("" when none; NULL out of
+ * memory), *nwords (may be NULL) their number. */
+char *sb_param_share_text(const struct sb_status *st, struct sb_param_share *ps, size_t c,
+			  bool shared, size_t *nwords);
+
 /* The last `lines` lines (each cut at 200 bytes) of the newest Slurm
  * stderr file of child c (sb_bench_output), malloc'd, "\n" between lines
  * and none at the end; NULL when there is none or it is empty.  *err_path

@@ -169,42 +169,29 @@ static void print_group(FILE *out, const struct sb_status *st, const struct sb_r
 {
 	const size_t *c = rg->children, n = rg->n;
 	enum sb_class cls = rg->cls;
-	char *err_path = NULL, *tail;
-	size_t i, shown;
+	char *err_path = NULL, *tail, *words;
+	size_t i, shown, nw = 0;
 
 	fprintf(out, "\n%zu %s", n, sb_class_name(cls));
 	if (cls != SB_CLASS_SUCCEEDED)
 		fprintf(out, ": %s", rg->reason);
-	if (sb_param_share_compute(st, c, n, ps, NULL) < 0)
+	if (sb_param_share_compute(st, c, n, ps, NULL) < 0) {
+		fputc('\n', out);
 		return;
-	{
-		/* the shared words, after a dash, when there are any */
-		char *words = NULL;
-		size_t len = 0, nw;
-		FILE *mem = open_memstream(&words, &len);
-		if (mem == NULL)
-			goto done;
-		nw = sb_param_share_words(st, ps, c[0], true, mem);
-		fclose(mem);
-		if (nw > 0)
-			fprintf(out, " \u2014 %s", words);
-		if (nw > 0 && n > 1)
-			fprintf(out, " (all %zu)", n);
-		free(words);
 	}
+	words = sb_param_share_text(st, ps, c[0], true, &nw);
+	if (words != NULL && nw > 0)
+		fprintf(out, " \u2014 %s", words);
+	if (words != NULL && nw > 0 && n > 1)
+		fprintf(out, " (all %zu)", n);
+	free(words);
 	fputc('\n', out);
 	shown = n < limit ? n : limit;
 	for (i = 0; i < shown; i++) {
 		const struct sb_attempt_status *a = st->children[c[i]].latest;
 		const char *job = a && a->job_id[0] ? a->job_id : "-";
-		char *words = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&words, &len);
 
-		if (mem != NULL) {
-			sb_param_share_words(st, ps, c[i], false, mem);
-			fclose(mem);
-		}
+		words = sb_param_share_text(st, ps, c[i], false, NULL);
 		if (words != NULL && *words)
 			fprintf(out, "  %-6zu %-12s %s\n", c[i], job, words);
 		else
@@ -230,7 +217,6 @@ static void print_group(FILE *out, const struct sb_status *st, const struct sb_r
 		free(tail);
 		free(err_path);
 	}
-done:
 	sb_param_share_release(ps);
 }
 
