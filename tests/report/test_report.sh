@@ -34,6 +34,12 @@ expect "the failed group: every child's stderr tail" \
 	"$(grep -c '<pre>diverged: learning rate too large</pre></details>$' "$html")" 4
 expect "the failed group: its reason and what its children share" \
 	"$(grep -c -e '</span> 4 failed: exit 3</h3>' -e 'shared by all: <code>lr=1.0</code>' "$html")" 2
+expect "a plot per metric" "$(grep -o 'class="plot" data-metric="[a-z]*"' "$html" | tr '\n' ' ')" \
+	'class="plot" data-metric="accuracy" class="plot" data-metric="loss" '
+expect "a row per group and metric" "$(grep -c '<g class="group" data-group=' "$html")" 12
+# 4 groups with a success per metric, and the legend's one of each
+expect "a mean and a median per group with a success" \
+	"$(grep -o 'class="mean"' "$html" | wc -l) $(grep -o 'class="median"' "$html" | wc -l)" "9 9"
 expect "the digest" "$(grep -c "$(jq -r .benchmark.digest st.json)" "$html")" 1
 expect "provenance: the user" "$(grep -c "<th>by</th><td>$(id -un)</td>" "$html")" 1
 "$SBCTL" report nosuch > /dev/null 2> e.txt
