@@ -146,12 +146,17 @@ static void render_csv(FILE *out, const struct sb_status *st, const struct sb_an
 	static const char *const cols[] = { "metric", "n", "mean", "stddev", "min", "median", "max" };
 	size_t g, k, m;
 
-	/* "param.NAME": a parameter never shares a column name with a
-	 * statistic (a parameter name has no '.') */
+	/* a parameter named like a statistic's column is "param.NAME" (a
+	 * parameter name has no '.'), so no two columns share a name */
 	for (k = 0; k < a->nby; k++) {
+		const char *name = sb_spec_param_name(spec, a->by[k]);
+		size_t c;
+
 		if (k)
 			fputc(',', out);
-		fprintf(out, "param.%s", sb_spec_param_name(spec, a->by[k]));
+		for (c = 0; c < 7 && strcmp(name, cols[c]) != 0; c++)
+			;
+		fprintf(out, "%s%s", c < 7 ? "param." : "", name);
 	}
 	for (k = 0; k < 7; k++)
 		csv_field(out, cols[k], a->nby == 0 && k == 0);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # sbctl analyze cannot mislead: parameters named like statistics columns
-# (`metric`, `n`) keep their own CSV columns (param.NAME) so that Python's
+# (`metric`, `n`) get their own CSV columns (param.NAME) so that Python's
 # csv.DictReader loses nothing; a misspelt --metrics is an error with a
 # did-you-mean; a metric of the spec's analysis.metrics that no succeeded
 # child reported is a warning (stderr and JSON); --sort ranks the groups and
@@ -37,6 +37,16 @@ expect "csv: DictReader keeps parameters and statistics apart" "$(cat dict.out)"
 2 1 1 0.12
 2 2 1 0.22
 2 3 0 "
+
+# a parameter whose name is no statistic's keeps its own name
+dir2=$(submit_spec plain "name: plain
+command: [sh, -c, 'echo \"accuracy: 0.{lr}\" > m.yaml']
+metrics: m.yaml
+parameters:
+  lr: [1, 2]")
+wait_for 60 settled "$dir2"
+"$SBCTL" analyze "$dir2" --csv > p.csv
+expect "csv: a plain parameter's column is its name" "$(head -n 1 p.csv | tr -d '\r')" "lr,metric,n,mean,stddev,min,median,max"
 
 # -- a metric of the spec that no succeeded child reported: a warning ------
 expect_match "spec metric: warned on stderr" "$(cat a.err)" \
