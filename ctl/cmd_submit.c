@@ -129,15 +129,16 @@ int cmd_submit(int argc, char **argv)
 	return rc;
 }
 
-/* sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json] */
+/* sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json] */
 int cmd_rerun(int argc, char **argv)
 {
 	static const char usage_text[] =
-		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json]\n"
+		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json]\n"
 		"\n"
 		"Submits a new attempt for the children whose class is one of CLASS\n"
 		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
-		"invalid).  Earlier attempts stay in the record.\n";
+		"invalid), with the time limit T (sbatch --time) when given.  Earlier\n"
+		"attempts stay in the record.\n";
 	struct sb_rerun_opts o = { 0 };
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };
@@ -150,6 +151,10 @@ int cmd_rerun(int argc, char **argv)
 			only = argv[++i];
 		else if (!strncmp(argv[i], "--only=", 7))
 			only = argv[i] + 7;
+		else if (!strcmp(argv[i], "--time") && i + 1 < argc)
+			o.time = argv[++i];
+		else if (!strncmp(argv[i], "--time=", 7))
+			o.time = argv[i] + 7;
 		else if (!strcmp(argv[i], "--dry-run"))
 			o.dry_run = true;
 		else if (!strcmp(argv[i], "--json"))
@@ -173,7 +178,8 @@ int cmd_rerun(int argc, char **argv)
 		char *again = NULL;
 		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
 		warn_duplicates("rerun", res);
-		if (asprintf(&again, "sbctl rerun %s --only %s", bench, only) < 0)
+		if (asprintf(&again, "sbctl rerun %s --only %s%s%s", bench, only, o.time ? " --time " : "",
+			     o.time ? o.time : "") < 0)
 			again = NULL;
 		explain_failure("rerun", again ? again : "sbctl rerun", res);
 		free(again);

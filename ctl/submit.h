@@ -48,6 +48,9 @@ struct sb_submit_result {
 				 * records resume the submission) */
 	bool resumed;           /* rerun: the latest attempt was resumed */
 	char *classes;          /* rerun: the classes asked for, "failed,killed" */
+	struct sb_setting_diffs diffs; /* submit: what the spec changed outside the identity */
+	bool settings_taken;    /* submit: the benchmark took the spec's new sbatch
+				 * settings (none of its arrays was accepted) */
 	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
 	size_t ndups;
 	/* a dry run: what would be submitted (rendered by sb_submit_render) */
@@ -71,8 +74,8 @@ void sb_submit_print_dry_run(FILE *out, const struct sb_bench *b, const struct s
  * instead of starting another.  With dry_run, keeps what would be
  * submitted in res and changes nothing. */
 int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
-			     size_t n, bool dry_run, struct sb_submit_result *res,
-			     struct sb_error *err);
+			     size_t n, const struct sb_rerun_opts *opts,
+			     struct sb_submit_result *res, struct sb_error *err);
 
 /* The cancel proper (sb_cancel has opened the benchmark): cancels
  * (scancel) every job array of b that still has pending or running tasks,

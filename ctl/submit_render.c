@@ -44,6 +44,23 @@ static void json_submit(struct sb_json *j, const struct sb_submit_result *r)
 	json_benchmark(j, r);
 	sb_json_key(j, "already_submitted");
 	sb_json_bool(j, r->already_submitted);
+	if (r->kind == SB_SUBMIT_KIND_SUBMIT) {
+		sb_json_key(j, "differences");
+		sb_json_arr_begin(j);
+		for (i = 0; i < r->diffs.n; i++) {
+			sb_json_obj_begin(j);
+			sb_json_key(j, "key");
+			sb_json_str(j, r->diffs.v[i].key);
+			sb_json_key(j, "stored");
+			sb_setting_value_json(j, &r->diffs.v[i].stored_v);
+			sb_json_key(j, "spec");
+			sb_setting_value_json(j, &r->diffs.v[i].spec_v);
+			sb_json_key(j, "advice");
+			sb_json_str(j, r->diffs.v[i].advice);
+			sb_json_obj_end(j);
+		}
+		sb_json_arr_end(j);
+	}
 	sb_json_key(j, "jobs");
 	sb_json_arr_begin(j);
 	for (i = 0; i < r->njobs; i++) {

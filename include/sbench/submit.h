@@ -62,6 +62,13 @@ struct sb_submit_opts {
 /* The options of sb_rerun; zero-initialise it too. */
 struct sb_rerun_opts {
 	bool dry_run;   /* as for sb_submit: what would be submitted, nothing done */
+	/* The time limit of the new attempt (sbatch --time: "60", "2:00:00",
+	 * "1-00:00:00"), NULL: the benchmark's.  It is recorded in the
+	 * attempt's settings record (docs/benchmark-dir.md "Attempt
+	 * settings"); later attempts go back to the benchmark's.  Slurm checks
+	 * its syntax (sbatch refuses a bad one: run the rerun again with
+	 * another). */
+	const char *time;
 };
 
 /* Plans the spec at spec_path, creates its benchmark directory under
@@ -143,6 +150,23 @@ int sb_submit_result_interrupted(const struct sb_submit_result *res);
  * jobs directory is cleaned up, the exactly-once records resume the
  * submission). */
 bool sb_submit_result_resumable(const struct sb_submit_result *res);
+/* sb_submit of a spec whose benchmark existed: the settings outside the
+ * identity that the spec file changed (time limit, throttle, extra sbatch
+ * options, heartbeat, analysis defaults), which the benchmark does not
+ * take.  key is "slurm.time", "slurm.array_throttle", "slurm.extra",
+ * "heartbeat", "analysis.group_by" or "analysis.metrics"; stored and spec
+ * are JSON texts (null, a number, a string or an array of strings); advice
+ * is a line saying what to do about it.  Borrowed strings, d <
+ * sb_submit_result_difference_count. */
+size_t sb_submit_result_difference_count(const struct sb_submit_result *res);
+const char *sb_submit_result_difference_key(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_difference_stored(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_difference_spec(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_difference_advice(const struct sb_submit_result *res, size_t d);
+/* sb_submit: none of the benchmark's arrays had been accepted (sbatch
+ * refused them), so it took the spec's new sbatch settings. */
+bool sb_submit_result_settings_taken(const struct sb_submit_result *res);
+
 /* The chunks (job arrays) of the attempt submitted, submitted or not. */
 size_t sb_submit_result_chunk_count(const struct sb_submit_result *res);
 

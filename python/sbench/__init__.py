@@ -244,13 +244,16 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
                        _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
 
 
-def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = False) -> Dict[str, Any]:
+def rerun(bench: PathLike, only: Union[str, Iterable[str]], time: Optional[str] = None,
+          dry_run: bool = False) -> Dict[str, Any]:
     """Submits a new attempt for the children of ``bench`` in the classes
     ``only`` (e.g. ``["failed", "killed"]`` or ``"failed,killed"``): the
-    document of ``sbctl rerun BENCH --only CLASSES --json``.  Earlier
-    attempts stay in the record."""
+    document of ``sbctl rerun BENCH --only CLASSES [--time T] --json``.
+    ``time`` is the new attempt's time limit (sbatch ``--time``: "60",
+    "2:00:00"), recorded in the attempt.  Earlier attempts stay in the
+    record."""
     classes = only if isinstance(only, str) else ",".join(only)
-    opts = _lib.SubmitOpts(dry_run=bool(dry_run))
+    opts = _lib.RerunOpts(dry_run=bool(dry_run), time=None if time is None else str(time).encode())
     with _lib.Context(warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_rerun(ctx.ptr, _bench_arg(bench), classes.encode(),
                                                       ctypes.byref(opts), out,
@@ -358,9 +361,9 @@ class Benchmark:
         """:func:`analyze` of this benchmark."""
         return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline)
 
-    def rerun(self, only, dry_run: bool = False) -> Dict[str, Any]:
+    def rerun(self, only, time: Optional[str] = None, dry_run: bool = False) -> Dict[str, Any]:
         """:func:`rerun` of this benchmark's children of the classes ``only``."""
-        return rerun(self.dir, only, dry_run=dry_run)
+        return rerun(self.dir, only, time=time, dry_run=dry_run)
 
     def cancel(self) -> Dict[str, Any]:
         """:func:`cancel` this benchmark's jobs."""

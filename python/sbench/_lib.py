@@ -104,6 +104,10 @@ class SubmitOpts(ctypes.Structure):
     _fields_ = [("dry_run", ctypes.c_bool)]
 
 
+class RerunOpts(ctypes.Structure):
+    _fields_ = [("dry_run", ctypes.c_bool), ("time", ctypes.c_char_p)]
+
+
 WARN_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 
@@ -156,7 +160,7 @@ sb_analysis_render_buffer = _fn("sb_analysis_render_buffer", ctypes.c_int, vp, c
 sb_submit = _fn("sb_submit", ctypes.c_int, vp, ctypes.c_char_p, ctypes.POINTER(SubmitOpts),
                 c_void_pp, P_ERR)
 sb_rerun = _fn("sb_rerun", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p,
-               ctypes.POINTER(SubmitOpts), c_void_pp, P_ERR)
+               ctypes.POINTER(RerunOpts), c_void_pp, P_ERR)
 sb_cancel = _fn("sb_cancel", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
 sb_submit_result_destroy = _fn("sb_submit_result_destroy", None, vp)
 sb_submit_render_buffer = _fn("sb_submit_render_buffer", ctypes.c_int, vp, ctypes.c_int,
