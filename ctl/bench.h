@@ -90,6 +90,10 @@ struct sb_ctx;
  * it knows none, or ctx has no index). */
 struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct sb_error *err);
 
+struct sb_index_bench;
+/* What the local index keeps of b (ctl/index.h), its strings borrowed from b. */
+void sb_bench_index_entry(const struct sb_bench *b, struct sb_index_bench *out);
+
 /* Loads the benchmark's key (keys/hmac.key); cleanse it after use. */
 int sb_bench_load_key(const struct sb_bench *b, struct sb_key *key, struct sb_error *err);
 

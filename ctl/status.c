@@ -9,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <msgpack.h>
 
 #include "ctl/fsutil.h"
+#include "ctl/index.h"
+#include "sbench/context.h"
 #include "ctl/status_internal.h"
 #include "ctl/subm.h"
 #include "proto/benchdir.h"
@@ -581,6 +584,22 @@ static void gather_release(struct gather *g)
 	sb_key_cleanse(&g->key);
 }
 
+/* The counts into the local index, for `sbctl list`: a cache, so a
+ * failure loses nothing and is not reported. */
+static void remember_counts(const struct gather *g)
+{
+	const char *path = g->o->ctx ? sb_ctx_index(g->o->ctx) : NULL;
+	struct sb_index *idx = path ? sb_index_open(path, NULL, NULL) : NULL;
+	struct timespec ts;
+
+	if (idx == NULL)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sb_index_put_counts(idx, g->b->digest, g->st->counts,
+			    (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, NULL);
+	sb_index_close(idx);
+}
+
 int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		     struct sb_status *st, struct sb_error *err)
 {
@@ -606,6 +625,7 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	remember_counts(&g);
 	rc = 0;
 out:
 	/* evidence that cannot be read is a runtime failure, whatever the

@@ -451,10 +451,11 @@ static int lock_bench(const struct sb_bench *b, const struct sb_ctx *ctx, bool *
 
 static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
 {
-	struct sb_index_bench ib = { b->name, (char *)b->digest, b->dir, b->created_ns };
+	struct sb_index_bench ib;
 	struct sb_error err = { 0 };
 	struct sb_index *idx = sb_index_open(ctx ? sb_ctx_index(ctx) : NULL, NULL, &err);
 
+	sb_bench_index_entry(b, &ib);
 	if (idx == NULL || sb_index_put_bench(idx, &ib, &err) < 0) {
 		sb_ctx_warn(ctx, "warning: %s (the benchmark is fine; 'sbctl index --rebuild' "
 			    "can add it later)", err.msg);

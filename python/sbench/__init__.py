@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
+__all__ = ["__version__", "Benchmark", "benchmarks", "forget", "output", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
            "read_log", "keygen", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
 
@@ -293,6 +293,17 @@ def benchmarks() -> Dict[str, Any]:
     ``sbctl list --json``."""
     with _lib.Context(warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_index_list(ctx.ptr, out, ctypes.byref(ctx.err)),
+                       _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
+
+
+def forget(bench: PathLike) -> Dict[str, Any]:
+    """Removes the benchmark ``bench`` (a directory, a name: the latest of
+    that name, or a digest prefix) from the local index, not its directory:
+    the document of ``sbctl forget BENCH --json``.  Raises
+    :class:`NotFound` when the index does not know it."""
+    with _lib.Context(warn=_warn) as ctx:
+        return _result(ctx, lambda out: _lib.sb_index_forget(ctx.ptr, _bench_arg(bench), out,
+                                                             ctypes.byref(ctx.err)),
                        _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
 
 

@@ -173,6 +173,7 @@ sb_bench_children = _fn("sb_bench_children", ctypes.c_size_t, vp)
 sb_bench_output = _fn("sb_bench_output", ctypes.c_int, vp, ctypes.c_size_t, c_char_pp,
                       ctypes.POINTER(ctypes.POINTER(ctypes.c_char_p)), P_SZ, P_ERR)
 sb_index_list = _fn("sb_index_list", ctypes.c_int, vp, c_void_pp, P_ERR)
+sb_index_forget = _fn("sb_index_forget", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
 sb_bench_list_destroy = _fn("sb_bench_list_destroy", None, vp)
 sb_bench_list_render_buffer = _fn("sb_bench_list_render_buffer", ctypes.c_int, vp, ctypes.c_int,
                                   c_void_pp, P_SZ, P_ERR)
