@@ -211,7 +211,8 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	sb_canon_key_cstr(c, "user", p->user);
 
 	sb_canon_cstr(c, "spec");
-	sb_canon_map(c, 3);
+	sb_canon_map(c, 4);
+	sb_canon_key_cstr(c, "dir", n->spec_dir);
 	sb_canon_key_cstr(c, "path", n->spec_path);
 	SHA256((const unsigned char *)n->spec_source, n->spec_len, sha);
 	sb_hex_encode(sha, sizeof(sha), hex);
@@ -470,6 +471,7 @@ static struct sb_bench *open_bench(const char *path, int *refused, struct sb_err
 	digest = get_str(&u.data, "digest", NULL);
 	b->spec_source = spec ? get_str(spec, "source", &b->spec_len) : NULL;
 	b->spec_path = spec ? get_str(spec, "path", NULL) : NULL;
+	b->spec_dir = spec ? get_str(spec, "dir", NULL) : NULL;
 	when = prov ? get_str(prov, "time", NULL) : NULL;
 	if (when) {
 		struct tm tm = { 0 };
@@ -566,6 +568,7 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b->tag);
 	free(b->spec_source);
 	free(b->spec_path);
+	free(b->spec_dir);
 	free(b);
 }
 

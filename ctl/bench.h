@@ -33,6 +33,8 @@ struct sb_bench {
 	char *spec_source;
 	size_t spec_len;
 	char *spec_path;
+	char *spec_dir;           /* the spec's directory (absolute), for {spec_dir};
+				   * NULL in a record of an older sbctl */
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
 };
@@ -46,6 +48,7 @@ struct sb_bench_new {
 	const char *root;         /* created when missing */
 	const struct sb_slurm_config *cfg;
 	const struct sb_provenance *prov;
+	const char *spec_dir;     /* the spec's directory, absolute (NULL: unknown) */
 };
 
 /* The directory a benchmark gets: <root>/<name>-<digest[:12]>, root made

@@ -144,7 +144,7 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 
 	if (child == NULL)
 		return sb_errorf(err, "out of memory");
-	sb_canon_map(c, 9);
+	sb_canon_map(c, 10);
 	sb_canon_cstr(c, "attempt");
 	sb_canon_int(c, ch->attempt);
 	sb_canon_cstr(c, "bench");
@@ -166,6 +166,9 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 	sb_canon_array(c, nr);
 	for (k = 0; k < nr; k++)
 		sb_canon_cstr(c, sb_spec_result(spec, k));
+	/* the spec's directory, which sbagent gives the command ({spec_dir},
+	 * SB_SPEC_DIR); nil in a benchmark an older sbctl recorded */
+	sb_canon_key_cstr(c, "spec_dir", b->spec_dir);
 	sb_canon_cstr(c, "tasks");
 	sb_canon_array(c, ch->n);
 	for (t = 0; t < ch->n; t++) {

@@ -560,7 +560,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 	struct sb_bench *b = NULL;
 	struct sb_chunks chunks = { 0 };
 	size_t *all = NULL, i, n;
-	char *source = NULL, *agent = NULL, *dir = NULL;
+	char *source = NULL, *agent = NULL, *dir = NULL, *spec_dir = NULL, *problem;
 	size_t len;
 	int existed = 0, rc = -1;
 
@@ -574,6 +574,16 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 	spec = sb_spec_load_buffer(source, len, spec_path, err);
 	plan = spec ? sb_plan_create(spec, err) : NULL;
 	if (plan == NULL) {
+		sb_spec_destroy(spec);
+		free(source);
+		return -1;
+	}
+	/* a command that names a file next to the spec finds none in its run
+	 * directory: refused before anything is made */
+	if ((problem = sb_submit_cwd_problem(plan, spec_path)) != NULL) {
+		sb_error_set(err, SB_ERR_INPUT, "%s", problem);
+		free(problem);
+		sb_plan_destroy(plan);
 		sb_spec_destroy(spec);
 		free(source);
 		return -1;
@@ -600,12 +610,13 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 		b->kill_wait = cfg.kill_wait;
 	} else {
 		struct sb_bench_new bn = { spec_path, source, len, plan, sb_ctx_root(ctx),
-					   &cfg, &prov };
+					   &cfg, &prov, NULL };
 		char *guess = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 					       sb_plan_benchmark_digest_hex(plan), NULL);
 		/* creating the directory takes the lock too: look before */
 		res->waited = guess && lock_is_held(guess, ctx);
 		free(guess);
+		bn.spec_dir = spec_dir = sb_spec_dir_of(spec_path);
 		int made = sb_bench_create(&bn, &dir, &existed, err);
 		if (made == -2)
 			sb_error_recode(err, SB_ERR_INPUT); /* a refused directory, as everywhere */
@@ -684,6 +695,7 @@ out:
 	free(all);
 	free(agent);
 	free(dir);
+	free(spec_dir);
 	free(source);
 	return rc;
 }

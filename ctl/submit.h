@@ -60,6 +60,10 @@ struct sb_submit_result {
 	char *dry_agent;
 };
 
+/* The absolute directory of the spec file at spec_path (malloc'd), or
+ * NULL when it cannot be resolved. */
+char *sb_spec_dir_of(const char *spec_path);
+
 /* Frees what res holds (not res itself). */
 void sb_submit_result_release(struct sb_submit_result *res);
 

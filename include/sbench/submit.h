@@ -43,6 +43,7 @@
 #include "sbench/context.h"
 #include "sbench/error.h"
 #include "sbench/format.h"
+#include "sbench/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +93,17 @@ struct sb_rerun_opts {
  *   SB_ERR_NOMEM      out of memory */
 int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
 	      struct sb_submit_result **res, struct sb_error *err);
+
+/* Why the spec planned in plan, loaded from spec_path, cannot work as
+ * written: its command names a file next to the spec by a relative path
+ * (the program, `./run.sh`, or an interpreter's script, `python3
+ * train.py`), but each child's command runs in its own run directory,
+ * where there is no such file.  A malloc'd message (free it with
+ * sb_free) naming the file and saying what to write instead
+ * ("{spec_dir}/train.py"), or NULL when there is nothing to say.
+ * sb_submit refuses such a spec (SB_ERR_INPUT, this message); `sbctl
+ * plan` prints it as a warning.  docs/spec.md, "Where the command runs". */
+char *sb_submit_cwd_problem(const struct sb_plan *plan, const char *spec_path);
 
 /* Submits a new attempt for the children of the benchmark that bench names
  * (a path, a name or a digest prefix, as sb_bench_find) whose class is one
