@@ -16,6 +16,7 @@
 
 #include "ctl/fsutil.h"
 #include "ctl/index.h"
+#include "ctl/reuse.h"
 #include "sbench/context.h"
 #include "ctl/status_internal.h"
 #include "ctl/subm.h"
@@ -474,8 +475,10 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
 	st->children = calloc(st->n ? st->n : 1, sizeof(*st->children));
 	if (st->children == NULL)
 		return sb_errorf(err, "out of memory");
-	for (c = 0; c < st->n; c++)
+	for (c = 0; c < st->n; c++) {
 		st->children[c].index = c;
+		st->children[c].reused_index = -1;
+	}
 	return 0;
 }
 
@@ -539,6 +542,56 @@ static void classify_children(struct gather *g)
 		}
 		st->counts[ch->cls]++;
 	}
+}
+
+/* Stage 5b, reuse: a child with no run of its own in this benchmark and a
+ * reuse record has the class of that record checked again (ctl/reuse.h):
+ * succeeded with the source's run as its latest attempt, or invalid, or
+ * missing when the source is gone. */
+static int apply_reuses(struct gather *g, struct sb_error *err)
+{
+	struct sb_status *st = g->st;
+
+	for (size_t c = 0; c < st->n; c++) {
+		struct sb_child_status *ch = &st->children[c];
+		const struct sb_reuse *r = sb_subm_reuse_of(&g->subm, (int64_t)c);
+		struct sb_attempt_status *a;
+		enum sb_class cls;
+		char *reason;
+
+		if (ch->nattempts > 0 || r == NULL)
+			continue;
+		if (sb_reuse_verify(r, g->b->name, &cls, &reason) < 0 ||
+		    (a = calloc(1, sizeof(*a))) == NULL || (ch->reused_dir = strdup(r->source_dir)) == NULL)
+			return sb_errorf(err, "out of memory");
+		ch->attempts = a;
+		ch->nattempts = 1;
+		ch->latest = a;
+		ch->reused_index = r->source_index;
+		a->attempt = r->source_attempt;
+		a->chunk = a->task = -1;
+		snprintf(a->job_id, sizeof(a->job_id), "%s", r->source_job ? r->source_job : "");
+		a->log.has_finish = true; /* the verified finish the record carries */
+		a->log.exit_code = r->exit_code;
+		a->verdict.cls = cls;
+		a->verdict.reason = reason ? reason : strdup("");
+		if (a->verdict.reason == NULL)
+			return sb_errorf(err, "out of memory");
+		if (cls == SB_CLASS_SUCCEEDED && r->nmetrics) {
+			if ((a->metrics = calloc(r->nmetrics, sizeof(*a->metrics))) == NULL)
+				return sb_errorf(err, "out of memory");
+			for (size_t m = 0; m < r->nmetrics; m++, a->nmetrics++) {
+				a->metrics[m] = r->metrics[m];
+				if ((a->metrics[m].name = strdup(r->metrics[m].name)) == NULL)
+					return sb_errorf(err, "out of memory");
+			}
+		}
+		st->counts[ch->cls]--;
+		ch->cls = cls;
+		ch->reason = a->verdict.reason;
+		st->counts[ch->cls]++;
+	}
+	return 0;
 }
 
 /* Stage 6, recording outcomes: the scheduler's final state of each attempt
@@ -619,6 +672,8 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 	if (collect_records(&g, err) < 0)
 		goto out;
 	classify_children(&g);
+	if (apply_reuses(&g, err) < 0)
+		goto out;
 	if (record_outcomes(&g, err) < 0)
 		goto out;
 	if (make_warnings(st) < 0) {
@@ -671,6 +726,7 @@ void sb_status_release(struct sb_status *st)
 			free(a->log_rel);
 		}
 		free(st->children[c].attempts);
+		free(st->children[c].reused_dir);
 	}
 	free(st->children);
 	for (i = 0; i < st->ndups; i++)

@@ -10,6 +10,7 @@
 
 #include "ctl/canon.h"
 #include "ctl/subm.h"
+#include "ctl/reuse.h"
 
 static const char *const type_names[] = {
 	[SB_SUBM_INTENT] = "intent",
@@ -118,6 +119,25 @@ static int decode_settings(const struct sb_log_record *rec, struct sb_subm *s, s
 	return 1;
 }
 
+/* A reuse record into s; 0 when rec is none (or not a well-formed one:
+ * then the child is simply not reused). */
+static int decode_reuse(const struct sb_log_record *rec, struct sb_subm *s, struct sb_error *err)
+{
+	struct sb_reuse r, *v;
+
+	if (strcmp(rec->type, "reuse") != 0 || rec->payload.type != MSGPACK_OBJECT_MAP)
+		return 0;
+	if (sb_reuse_decode(&rec->payload, rec->time_ns, &r) < 0)
+		return 1;
+	if ((v = realloc(s->reuses, (s->nreuses + 1) * sizeof(*v))) == NULL) {
+		sb_reuse_release(&r);
+		return sb_errorf(err, "out of memory");
+	}
+	s->reuses = v;
+	s->reuses[s->nreuses++] = r;
+	return 1;
+}
+
 /* Fills e from a record; 0 when the record is not a submissions record. */
 static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
 {
@@ -185,6 +205,14 @@ static int settings_by_time(const void *a, const void *b)
 	return c ? c : cmp_int(x->attempt, y->attempt);
 }
 
+static int reuse_by_time(const void *a, const void *b)
+{
+	const struct sb_reuse *x = a, *y = b;
+	int c = cmp_int(x->time_ns, y->time_ns);
+
+	return c ? c : cmp_int(x->child, y->child);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -209,7 +237,7 @@ static int read_one(const char *path, struct sb_log_verifier *v, const struct sb
 	for (i = 0; i < sb_log_result_verified(r); i++) {
 		struct sb_subm_entry e;
 		const struct sb_log_record *rec = sb_log_result_record(r, i);
-		if (decode_settings(rec, out, err) < 0 ||
+		if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
 		    (decode(rec, &e) && push(out, &e, err) < 0)) {
 			sb_log_result_destroy(r);
 			return -1;
@@ -280,6 +308,8 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 		qsort(out->v, out->n, sizeof(*out->v), by_time);
 	if (out->nsettings > 1)
 		qsort(out->settings, out->nsettings, sizeof(*out->settings), settings_by_time);
+	if (out->nreuses > 1)
+		qsort(out->reuses, out->nreuses, sizeof(*out->reuses), reuse_by_time);
 	return 0;
 }
 
@@ -291,8 +321,20 @@ void sb_subm_release(struct sb_subm *s)
 	for (size_t i = 0; i < s->nsettings; i++)
 		sb_settings_release(&s->settings[i].set);
 	free(s->settings);
+	for (size_t i = 0; i < s->nreuses; i++)
+		sb_reuse_release(&s->reuses[i]);
+	free(s->reuses);
 	memset(s, 0, sizeof(*s));
 }
+
+const struct sb_reuse *sb_subm_reuse_of(const struct sb_subm *s, int64_t child)
+{
+	for (size_t i = s->nreuses; i-- > 0;)
+		if (s->reuses[i].child == child)
+			return &s->reuses[i];
+	return NULL;
+}
+
 
 const struct sb_attempt_settings *sb_subm_settings_of(const struct sb_subm *s, int64_t attempt)
 {
@@ -575,6 +617,24 @@ int sb_subm_append_settings(struct sb_subm_writer *w, int64_t attempt,
 		return -1;
 	}
 	return 0;
+}
+
+int sb_subm_append_reuse(struct sb_subm_writer *w, const struct sb_reuse *r, struct sb_error *err)
+{
+	struct sb_canon c;
+	int rc;
+
+	if (w->w == NULL && open_log(w, err) < 0) {
+		w->failed = true;
+		return -1;
+	}
+	sb_canon_init(&c, 1 << 24);
+	sb_reuse_encode(r, &c);
+	rc = c.failed ? sb_errorf(err, "reuse record too large")
+		      : sb_log_writer_append(w->w, "reuse", c.buf, c.len, err);
+	sb_canon_release(&c);
+	w->failed |= rc < 0;
+	return rc;
 }
 
 void sb_subm_writer_set_batch(struct sb_subm_writer *w)

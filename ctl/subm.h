@@ -51,6 +51,8 @@ struct sb_subm {
 	size_t files;            /* logs read */
 	struct sb_subm_settings *settings;  /* by time */
 	size_t nsettings;
+	struct sb_reuse *reuses; /* reuse records (ctl/reuse.h), by time */
+	size_t nreuses;
 };
 
 /* Reads and verifies every log in b's submissions/.  A log that does not
@@ -120,6 +122,13 @@ void sb_subm_writer_set_batch(struct sb_subm_writer *w);
  * see it. */
 int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,
 		   struct sb_error *err);
+struct sb_reuse;
+/* The latest reuse record of child, or NULL. */
+const struct sb_reuse *sb_subm_reuse_of(const struct sb_subm *s, int64_t child);
+
+/* Appends a reuse record (synced); not added to any struct sb_subm. */
+int sb_subm_append_reuse(struct sb_subm_writer *w, const struct sb_reuse *r, struct sb_error *err);
+
 /* Appends a settings record for attempt (synced), and adds it to s when
  * not NULL. */
 int sb_subm_append_settings(struct sb_subm_writer *w, int64_t attempt,

@@ -14,6 +14,7 @@
 #include "ctl/index.h"
 #include "ctl/jobs.h"
 #include "ctl/proc.h"
+#include "ctl/reuse.h"
 #include "ctl/submit.h"
 #include "ctl/subm.h"
 #include "proto/util.h"
@@ -535,6 +536,62 @@ static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_resul
 			    "submitted with the spec's sbatch settings now", res->name, res->digest);
 }
 
+/* Under the lock of b, just created: the children proven in earlier
+ * benchmarks (ctl/reuse.h), each recorded, signed, before any job of the
+ * benchmark is written. */
+static int record_reuses(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
+			 struct sb_error *err)
+{
+	struct sb_subm_writer *w = NULL;
+	struct sb_reuses found;
+	struct sb_key key;
+	int rc = 0;
+
+	if (sb_reuse_find(ctx, b, from, &found, err) < 0)
+		return -1;
+	if (found.n > 0 && sb_bench_load_key(b, &key, err) == 0) {
+		w = sb_subm_writer_create(b, &key, err);
+		for (size_t i = 0; w && rc == 0 && i < found.n; i++)
+			rc = sb_subm_append_reuse(w, &found.v[i], err);
+		if (w == NULL || sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+			rc = -1;
+		sb_key_cleanse(&key);
+	} else if (found.n > 0) {
+		rc = -1;
+	}
+	sb_reuses_release(&found);
+	return rc;
+}
+
+int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, size_t *n,
+				size_t *reused, struct sb_error *err)
+{
+	struct sb_subm subm;
+	struct sb_key key;
+	size_t i, k = 0;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	sb_key_cleanse(&key);
+	free(*children);
+	if ((*children = malloc((b->children ? b->children : 1) * sizeof(**children))) == NULL) {
+		sb_subm_release(&subm);
+		return sb_errorf(err, "out of memory");
+	}
+	for (i = 0; i < b->children; i++)
+		if (sb_subm_reuse_of(&subm, (int64_t)i) == NULL)
+			(*children)[k++] = i;
+	*n = k;
+	if (reused)
+		*reused = b->children - k;
+	sb_subm_release(&subm);
+	return 0;
+}
+
 /* A dry run's result keeps what would be submitted, for sb_submit_render:
  * *b, *chunks and *agent pass to res. */
 static void keep_dry_run(struct sb_submit_result *res, struct sb_bench **b, struct sb_chunks *chunks,
@@ -549,9 +606,11 @@ static void keep_dry_run(struct sb_submit_result *res, struct sb_bench **b, stru
 }
 
 /* sb_submit into the caller's res (see include/sbench/submit.h). */
-static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry_run,
-		       struct sb_submit_result *res, struct sb_error *err)
+static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
+		       const struct sb_submit_opts *opts, struct sb_submit_result *res,
+		       struct sb_error *err)
 {
+	bool dry_run = opts && opts->dry_run;
 	struct sb_provenance prov;
 	struct sb_slurm_config cfg;
 	struct sb_error warn = { 0 };
@@ -649,7 +708,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 	memcpy(res->digest, b->digest, 65);
 
 	n = b->children;
-	all = malloc(n * sizeof(*all));
+	all = malloc((n ? n : 1) * sizeof(*all));
 	if (all == NULL || res->dir == NULL || res->name == NULL) {
 		sb_errorf(err, "out of memory");
 		goto out;
@@ -672,19 +731,30 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 		int lock = lock_bench(b, ctx, &res->waited, err);
 		if (lock < 0)
 			goto out;
-		rc = submit_settings(b, existed ? spec : b->spec, existed, &set, res, err);
+		rc = 0;
+		if (!existed && !(opts && opts->no_reuse))
+			rc = record_reuses(ctx, b, opts ? opts->reuse_from : NULL, err);
+		else if (existed && opts && opts->reuse_from)
+			sb_ctx_warn(ctx, "warning: --reuse-from is not used: benchmark %s (%.12s) exists, and "
+				    "what it reuses was decided when it was created", b->name, b->digest);
+		if (rc == 0)
+			rc = submit_settings(b, existed ? spec : b->spec, existed, &set, res, err);
 		if (rc == 0)
 			warn_settings(ctx, res);
 		if (rc == 0)
+			rc = sb_submit_attempt0_children(b, &all, &n, &res->reused, err);
+		if (rc == 0 && n > 0)
 			rc = sb_jobs_layout(b, 0, all, n, &set, &chunks, err);
 		sb_settings_release(&set);
 		res->nchunks = chunks.n;
-		if (rc == 0) {
+		if (rc == 0 && n > 0) {
 			res->resumable = true;
 			rc = sb_jobs_write(b, &chunks, agent, err);
+			if (rc == 0)
+				rc = submit_chunks(ctx, b, &chunks, res, err);
+		} else if (rc == 0) {
+			res->already_submitted = existed; /* every child is reused */
 		}
-		if (rc == 0)
-			rc = submit_chunks(ctx, b, &chunks, res, err);
 		close(lock);
 	}
 out:
@@ -729,7 +799,7 @@ int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_s
 	*res = NULL;
 	if (r == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	rc = submit_spec(ctx, spec_path, opts && opts->dry_run, r, err);
+	rc = submit_spec(ctx, spec_path, opts, r, err);
 	r->kind = SB_SUBMIT_KIND_SUBMIT;
 	if (rc == 0 || r->dir)
 		*res = r;  /* on failure: what was done, for "run it again to continue" */
@@ -822,13 +892,11 @@ static int rerun_chunks(struct sb_bench *b, const struct sb_subm *subm, const si
 			rc = sb_errorf(err, "attempt %" PRId64 " of '%s' has records in submissions/ but its "
 				       "jobs directory has no task map (was it removed by hand?)", last, b->dir);
 		if (rc == 0 && found == SB_JOBS_UNPREPARED && last == 0) {
-			/* the submit's attempt: every child, as sbctl submit lays it out */
-			if ((all = malloc(b->children * sizeof(*all))) == NULL)
-				rc = sb_errorf(err, "out of memory");
-			for (i = 0; rc == 0 && i < b->children; i++)
-				all[i] = i;
-			if (rc == 0)
-				rc = sb_jobs_layout(b, 0, all, b->children, &set, chunks, err);
+			/* the submit's attempt: every child not reused, as sbctl
+			 * submit lays it out */
+			rc = sb_submit_attempt0_children(b, &all, &i, NULL, err);
+			if (rc == 0 && i > 0)
+				rc = sb_jobs_layout(b, 0, all, i, &set, chunks, err);
 			free(all);
 			*resumed = true;
 			sb_settings_release(&set);

@@ -49,6 +49,7 @@ struct sb_submit_result {
 	bool resumed;           /* rerun: the latest attempt was resumed */
 	char *classes;          /* rerun: the classes asked for, "failed,killed" */
 	struct sb_setting_diffs diffs; /* submit: what the spec changed outside the identity */
+	size_t reused;          /* submit: children reused from earlier benchmarks */
 	bool settings_taken;    /* submit: the benchmark took the spec's new sbatch
 				 * settings (none of its arrays was accepted) */
 	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
@@ -63,6 +64,12 @@ struct sb_submit_result {
 /* The absolute directory of the spec file at spec_path (malloc'd), or
  * NULL when it cannot be resolved. */
 char *sb_spec_dir_of(const char *spec_path);
+
+/* The children of attempt 0 of b: every child without a reuse record, in
+ * order, into *children (malloc'd; its old value freed) and *n; *reused
+ * (may be NULL) the number reused. */
+int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, size_t *n,
+				size_t *reused, struct sb_error *err);
 
 /* Frees what res holds (not res itself). */
 void sb_submit_result_release(struct sb_submit_result *res);

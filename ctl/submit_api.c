@@ -292,3 +292,8 @@ bool sb_submit_result_settings_taken(const struct sb_submit_result *res)
 {
 	return res->settings_taken;
 }
+
+size_t sb_submit_result_reused(const struct sb_submit_result *res)
+{
+	return res->reused;
+}

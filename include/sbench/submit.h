@@ -58,6 +58,12 @@ struct sb_submit_opts {
 	 * result only: nothing is created, nothing submitted (the text
 	 * rendering is that of `sbctl submit --dry-run`). */
 	bool dry_run;
+	/* Submit every child, reusing none (docs/sbctl-submit.md "Reuse"). */
+	bool no_reuse;
+	/* Reuse from the benchmark this names (a path, name or digest prefix,
+	 * as sb_bench_find) instead of the earlier benchmarks of the same name
+	 * and tag; NULL: those. */
+	const char *reuse_from;
 };
 
 /* The options of sb_rerun; zero-initialise it too. */
@@ -175,6 +181,11 @@ const char *sb_submit_result_difference_key(const struct sb_submit_result *res, 
 const char *sb_submit_result_difference_stored(const struct sb_submit_result *res, size_t d);
 const char *sb_submit_result_difference_spec(const struct sb_submit_result *res, size_t d);
 const char *sb_submit_result_difference_advice(const struct sb_submit_result *res, size_t d);
+/* sb_submit: the children of the benchmark that are not submitted because
+ * they succeeded in an earlier benchmark of the same name and tag (or the
+ * one of reuse_from), each recorded in a signed reuse record. */
+size_t sb_submit_result_reused(const struct sb_submit_result *res);
+
 /* sb_submit: none of the benchmark's arrays had been accepted (sbatch
  * refused them), so it took the spec's new sbatch settings. */
 bool sb_submit_result_settings_taken(const struct sb_submit_result *res);

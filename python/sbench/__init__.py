@@ -145,15 +145,21 @@ class _Opened:
         _lib.sb_bench_destroy(self.ptr)
 
 
-def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False) -> Dict[str, Any]:
+def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False,
+           no_reuse: bool = False, reuse_from: Optional[PathLike] = None) -> Dict[str, Any]:
     """Plans the spec, creates its benchmark directory under ``root`` (default
     ``$SB_ROOT``, else ``./sbench-runs``) and submits its children as job
     arrays: the document of ``sbctl submit SPEC --json``.  Submitting the
     same spec again submits nothing (``"already_submitted": true``).
 
+    Children that succeeded in an earlier benchmark of the same name and
+    tag are reused (``"reused": N``); ``no_reuse`` measures every child,
+    ``reuse_from`` (a benchmark) reuses from that one instead.
+
     Raises :class:`SpecError` for a bad spec, :class:`Error` when sbatch
     refused or the submit was interrupted (run it again to continue)."""
-    opts = _lib.SubmitOpts(dry_run=bool(dry_run))
+    opts = _lib.SubmitOpts(dry_run=bool(dry_run), no_reuse=bool(no_reuse),
+                           reuse_from=None if reuse_from is None else _bench_arg(reuse_from))
     with _lib.Context(root=root, warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts),
                                                        out, ctypes.byref(ctx.err)),

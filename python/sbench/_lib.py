@@ -101,7 +101,8 @@ class AnalyzeOpts(ctypes.Structure):
 
 
 class SubmitOpts(ctypes.Structure):
-    _fields_ = [("dry_run", ctypes.c_bool)]
+    _fields_ = [("dry_run", ctypes.c_bool), ("no_reuse", ctypes.c_bool),
+                ("reuse_from", ctypes.c_char_p)]
 
 
 class RerunOpts(ctypes.Structure):
