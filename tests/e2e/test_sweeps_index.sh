@@ -7,6 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 
 export SB_LOOKUP_WINDOW=0.5
+# python3 over the build's library; a sanitized one needs its runtime first
+py() {
+	local rt
+	rt=$(ldd "$SB_BUILD/lib/libsbench.so" | awk '/libasan/ {print $3}')
+	env ${rt:+LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
+		PYTHONPATH="$SB_BUILD/python" SB_AGENT="$SB_BIN/sbagent" python3 "$@"
+}
 spec() {
 	write_spec toy.yaml "name: toy
 ${1:+tag: $1}
@@ -74,7 +81,7 @@ expect "a forgotten benchmark given by its path is indexed again" \
 	"$("$SBCTL" list --json | jq -r '[.benchmarks[].tag]|map(tostring)|join(" ")')" "null try2"
 
 # ---- the same from Python ------------------------------------------------------
-PYTHONPATH="$SB_BUILD/python" SB_AGENT="$SB_BIN/sbagent" python3 - "$SBCTL" "$bdir" <<'PY' > py.out 2>&1
+py - "$SBCTL" "$bdir" <<'PY' > py.out 2>&1
 import json, subprocess, sys, sbench
 sbctl, bdir = sys.argv[1], sys.argv[2]
 cli = json.loads(subprocess.run([sbctl, "list", "--json"], capture_output=True, check=True).stdout)

@@ -10,6 +10,13 @@
 . "$(dirname "$0")/lib.sh"
 
 export SB_LOOKUP_WINDOW=0.5
+# python3 over the build's library; a sanitized one needs its runtime first
+py() {
+	local rt
+	rt=$(ldd "$SB_BUILD/lib/libsbench.so" | awk '/libasan/ {print $3}')
+	env ${rt:+LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
+		PYTHONPATH="$SB_BUILD/python" SB_AGENT="$SB_BIN/sbagent" python3 "$@"
+}
 spec() {
 	write_spec g.yaml "name: grow
 ${2:+tag: $2}
@@ -109,7 +116,7 @@ expect "no longer reused" "$(jq -c '[.children[].reused_from]' s5.json)" "[null,
 # which is gone): a t3 benchmark reuses child 3 alone; no_reuse none
 "$SBCTL" wait "$(jqf t3.json .benchmark.dir)" --interval 0.2 --timeout 60 > /dev/null 2>&1
 spec "1, 2, 3, 4, 5" t3
-PYTHONPATH="$SB_BUILD/python" SB_AGENT="$SB_BIN/sbagent" python3 - > py.out 2>&1 <<'PY'
+py - > py.out 2>&1 <<'PY'
 import sbench
 r = sbench.submit("g.yaml")
 assert r["reused"] == 1, r
