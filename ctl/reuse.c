@@ -406,12 +406,12 @@ out:
 /* The children of the source at dir whose digests are in want[0..nwant)
  * and not taken yet, added to out. */
 static int from_source(const struct sb_ctx *ctx, const char *dir, const struct sb_bench *b,
-		       bool check_tag, struct digest_index *want, size_t nwant, bool *taken,
-		       struct sb_reuses *out, struct sb_error *err)
+		       bool check_tag, bool dry_run, struct digest_index *want, size_t nwant,
+		       bool *taken, struct sb_reuses *out, struct sb_error *err)
 {
 	struct sb_status_cfg so = { .ctx = ctx, .settle_s = (int64_t)(ctx ? sb_ctx_settle(ctx)
 								       : SB_CTX_SETTLE_DEFAULT),
-				    .record_outcomes = true };
+				    .record_outcomes = !dry_run };
 	struct sb_child *child = sb_child_create();
 	struct sb_error why = { 0 };
 	struct sb_status st = { 0 };
@@ -469,7 +469,7 @@ static int by_child(const void *a, const void *b)
 }
 
 int sb_reuse_find(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
-		  struct sb_reuses *out, struct sb_error *err)
+		  bool dry_run, struct sb_reuses *out, struct sb_error *err)
 {
 	struct candidates cands = { .name = b->name, .self = b->digest };
 	struct sb_child *child = sb_child_create();
@@ -497,7 +497,7 @@ int sb_reuse_find(const struct sb_ctx *ctx, const struct sb_bench *b, const char
 			goto done;
 		}
 		if (strcmp(src->digest, b->digest) != 0)
-			rc = from_source(ctx, src->dir, b, false, want, b->children, taken, out, err);
+			rc = from_source(ctx, src->dir, b, false, dry_run, want, b->children, taken, out, err);
 		else
 			rc = 0;
 		sb_bench_destroy(src);
@@ -514,7 +514,8 @@ int sb_reuse_find(const struct sb_ctx *ctx, const struct sb_bench *b, const char
 	}
 	rc = 0;
 	for (size_t i = cands.n; rc == 0 && i-- > 0;)
-		rc = from_source(ctx, cands.dirs[i], b, true, want, b->children, taken, out, err);
+		rc = from_source(ctx, cands.dirs[i], b, true, dry_run, want, b->children, taken, out,
+				 err);
 done:
 	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_child);

@@ -61,9 +61,10 @@ struct sb_ctx;
  * reused), whose digest is a child's of b, is reused, the newest source
  * first.  A source that cannot be read or classified is skipped with a
  * warning through ctx; -1 only for a from that names no benchmark or out
- * of memory.  *out in the order of b's children. */
+ * of memory.  *out in the order of b's children.  dry_run: the sources'
+ * statuses record nothing (sbctl submit --dry-run). */
 int sb_reuse_find(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
-		  struct sb_reuses *out, struct sb_error *err);
+		  bool dry_run, struct sb_reuses *out, struct sb_error *err);
 
 /* Checks a reuse record again, as status does: the source directory is
  * there (else SB_CLASS_MISSING), its log (when still there) verifies with

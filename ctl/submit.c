@@ -547,7 +547,7 @@ static int record_reuses(const struct sb_ctx *ctx, const struct sb_bench *b, con
 	struct sb_key key;
 	int rc = 0;
 
-	if (sb_reuse_find(ctx, b, from, &found, err) < 0)
+	if (sb_reuse_find(ctx, b, from, false, &found, err) < 0)
 		return -1;
 	if (found.n > 0 && sb_bench_load_key(b, &key, err) == 0) {
 		w = sb_subm_writer_create(b, &key, err);
@@ -561,6 +561,29 @@ static int record_reuses(const struct sb_ctx *ctx, const struct sb_bench *b, con
 	}
 	sb_reuses_release(&found);
 	return rc;
+}
+
+/* A dry run of a new benchmark: what it would reuse (its sources'
+ * statuses record nothing) taken out of children[0..*n). */
+static int dry_run_reuse(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
+			 size_t *children, size_t *n, size_t *reused, struct sb_error *err)
+{
+	struct sb_reuses found;
+	size_t i, k = 0, r = 0;
+
+	if (sb_reuse_find(ctx, b, from, true, &found, err) < 0)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		while (r < found.n && found.v[r].child < (int64_t)children[i])
+			r++;
+		if (r < found.n && found.v[r].child == (int64_t)children[i])
+			continue;
+		children[k++] = children[i];
+	}
+	*reused = *n - k;
+	*n = k;
+	sb_reuses_release(&found);
+	return 0;
 }
 
 int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, size_t *n,
@@ -664,6 +687,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 				  sb_plan_benchmark_digest_hex(plan), err)) == NULL)
 			goto out;
 		b->name = strdup(sb_spec_name(spec));
+		b->tag = sb_spec_tag(spec) ? strdup(sb_spec_tag(spec)) : NULL;
 		b->children = sb_plan_count(plan);
 		b->max_array_size = cfg.max_array_size;
 		b->kill_wait = cfg.kill_wait;
@@ -716,7 +740,10 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 	for (i = 0; i < n; i++)
 		all[i] = i;
 	if (dry_run) {
-		if (sb_jobs_layout(b, 0, all, n, NULL, &chunks, err) < 0)
+		if (!(opts && opts->no_reuse) && access(b->dir, F_OK) != 0 &&
+		    dry_run_reuse(ctx, b, opts ? opts->reuse_from : NULL, all, &n, &res->reused, err) < 0)
+			goto out;
+		if (n > 0 && sb_jobs_layout(b, 0, all, n, NULL, &chunks, err) < 0)
 			goto out;
 		res->nchunks = chunks.n;
 		keep_dry_run(res, &b, &chunks, &agent);

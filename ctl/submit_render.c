@@ -163,6 +163,10 @@ static void text(FILE *out, const struct sb_submit_result *r)
 		/* a rerun that finds nothing to do shows nothing */
 		if (r->dry_chunks.n > 0)
 			sb_submit_print_dry_run(out, r->dry_bench, &r->dry_chunks, r->dry_agent);
+		if (r->reused > 0)
+			fprintf(out, "%s%zu child%s proven in earlier benchmarks would be reused, not "
+				"submitted\n", r->dry_chunks.n > 0 ? "\n" : "", r->reused,
+				r->reused == 1 ? "" : "ren");
 		return;
 	}
 	switch (r->kind) {

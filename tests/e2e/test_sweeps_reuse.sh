@@ -36,6 +36,15 @@ expect "its children succeed" "$?" 0
 # ---- a grown grid: only the new child is submitted, with one sbatch -----------
 spec "1, 2, 3, 4"
 shim sbatch ""
+"$SBCTL" status "$adir" > /dev/null # its outcomes on record: a dry run may not add any
+nsubm=$(ls "$adir/submissions" | wc -l)
+"$SBCTL" submit g.yaml --dry-run > dry.out 2> /dev/null
+expect "a dry run shows the new child only, and what would be reused" \
+	"$(grep -c '^== chunk' dry.out) $(grep -o 'children in [0-9]* job array' dry.out) $(tail -n 1 dry.out)" \
+	"1 children in 1 job array 3 children proven in earlier benchmarks would be reused, not submitted"
+expect_match "the dry run's task map lists child 3 alone" "$(grep -A1 'task -> child' dry.out | tail -n 1)" '^  0->3$'
+expect "the dry run submitted nothing, created nothing, added no file to the source" \
+	"$(count_calls sbatch) $(ls "$adir/submissions" | wc -l) $(ls "$SB_ROOT" | wc -l)" "0 $nsubm 1"
 "$SBCTL" submit g.yaml --json > b.json 2> b.err
 expect "the grown spec submits (exit 0)" "$?" 0
 bdir=$(jqf b.json .benchmark.dir)
