@@ -455,10 +455,17 @@ static void render_text(const struct sb_bench_list *l, FILE *out)
 	for (i = 0; i < l->n; i++) {
 		const struct list_entry *e = &l->v[i];
 		sb_fmt_time_ns(e->created_ns, when);
-		fprintf(out, "%-24s %-12s %.12s %8" PRId64 " %.19s  ", e->name, e->tag ? e->tag : "-",
-			e->digest, e->children, when);
-		text_counts(out, e);
-		fprintf(out, "  %s%s\n", e->dir, e->present ? "" : "  (gone)");
+		char *counts = NULL;
+		size_t clen = 0;
+		FILE *cf = open_memstream(&counts, &clen);
+		if (cf) {
+			text_counts(cf, e);
+			fclose(cf);
+		}
+		fprintf(out, "%-24s %-12s %.12s %8" PRId64 " %.19s  %-24s %s%s\n", e->name,
+			e->tag ? e->tag : "-", e->digest, e->children, when, counts ? counts : "?",
+			e->dir, e->present ? "" : "  (gone)");
+		free(counts);
 	}
 }
 

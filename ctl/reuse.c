@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ctl/index.h"
+#include "ctl/resulthash.h"
 #include "ctl/reuse.h"
 #include "proto/benchdir.h"
 #include "proto/filehash.h"
@@ -177,22 +178,6 @@ fail:
 
 /* ---- checking it ---------------------------------------------------------- */
 
-static int hash_path(const char *path, char hex[65])
-{
-	uint8_t sha[SB_FILEHASH_LEN];
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && sb_filehash_fd(fd, &st, NULL, NULL, sha, NULL) == 0) {
-		sb_hex_encode(sha, sizeof(sha), hex);
-		rc = 0;
-	}
-	close(fd);
-	return rc;
-}
-
 /* Reads the source log with the source key: its verified head into head
  * (text), and its tail; -1 with why in *why (malloc'd). */
 static int source_head(const char *dir, const char *digest, int64_t index, int64_t attempt,
@@ -246,8 +231,8 @@ out:
 	return rc;
 }
 
-int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, enum sb_class *cls,
-		    char **reason)
+int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_index *idx,
+		    bool rehash, enum sb_class *cls, char **reason, struct sb_error *err)
 {
 	char *rec = NULL, *log = NULL, *why = NULL, head[SB_LOG_HEAD_TEXT_MAX], now[65];
 	enum sb_log_tail tail = SB_LOG_TAIL_OK;
@@ -257,13 +242,13 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, enum sb_cl
 	*reason = NULL;
 	*cls = SB_CLASS_SUCCEEDED;
 	if (asprintf(&rec, "%s/%s", r->source_dir, SB_BENCH_RECORD) < 0)
-		return -1;
+		return sb_errorf(err, "out of memory");
 	if (lstat(rec, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		free(rec);
 		*cls = SB_CLASS_MISSING;
 		n = asprintf(reason, "reused from child %" PRId64 " of '%s', which is gone: 'sbctl rerun %s "
 			     "--only missing' runs it here", r->source_index, r->source_dir, bench_name);
-		return n < 0 ? -1 : 0;
+		return n < 0 ? sb_errorf(err, "out of memory") : 0;
 	}
 	free(rec);
 	/* the results, as status hashes its own */
@@ -272,25 +257,29 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, enum sb_cl
 		int got;
 		if (asprintf(&full, "%s/runs/%" PRId64 "/%s", r->source_dir, r->source_index,
 			     r->results[i].path) < 0)
-			return -1;
-		got = hash_path(full, now);
+			return sb_errorf(err, "out of memory");
+		got = sb_result_hash(full, idx, rehash, now, err);
 		free(full);
-		if (got < 0 || strcmp(now, r->results[i].sha256) != 0) {
+		if (got < 0)
+			return -1; /* unreadable: no verdict */
+		if (got == 1 || strcmp(now, r->results[i].sha256) != 0) {
 			*cls = SB_CLASS_INVALID;
-			n = got < 0 ? asprintf(reason, "reused result '%s' of child %" PRId64 " of '%s' is gone "
-					       "or unreadable since its verified finish", r->results[i].path,
-					       r->source_index, r->source_dir)
+			n = got == 1 ? asprintf(reason, "reused result '%s' of child %" PRId64 " of '%s' is gone "
+						"since its verified finish", r->results[i].path,
+						r->source_index, r->source_dir)
 				    : asprintf(reason, "reused result '%s' of child %" PRId64 " of '%s' changed "
 					       "after its verified finish (sha256 %.12s, not %.12s)",
 					       r->results[i].path, r->source_index, r->source_dir, now,
 					       r->results[i].sha256);
-			return n < 0 ? -1 : 0;
+			return n < 0 ? sb_errorf(err, "out of memory") : 0;
 		}
 	}
 	/* the source log, when it is still there: it verifies and ends where it
 	 * did when it was reused */
-	if (r->source_log == NULL || asprintf(&log, "%s/%s", r->source_dir, r->source_log) < 0)
-		return r->source_log == NULL ? 0 : -1;
+	if (r->source_log == NULL)
+		return 0;
+	if (asprintf(&log, "%s/%s", r->source_dir, r->source_log) < 0)
+		return sb_errorf(err, "out of memory");
 	if (lstat(log, &st) < 0 && errno == ENOENT) {
 		free(log);
 		return 0;
@@ -308,7 +297,7 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, enum sb_cl
 	}
 	free(why);
 	free(log);
-	return n < 0 ? -1 : 0;
+	return n < 0 ? sb_errorf(err, "out of memory") : 0;
 }
 
 /* ---- finding what to reuse ------------------------------------------------- */

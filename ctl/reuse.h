@@ -70,9 +70,13 @@ int sb_reuse_find(const struct sb_ctx *ctx, const struct sb_bench *b, const char
  * there (else SB_CLASS_MISSING), its log (when still there) verifies with
  * the source's key and has the recorded head, and every recorded result
  * has its recorded digest (else SB_CLASS_INVALID); SB_CLASS_SUCCEEDED
- * then.  *reason (malloc'd, NULL for succeeded) says why not.  -1 only
- * when out of memory. */
-int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, enum sb_class *cls,
-		    char **reason);
+ * then.  *reason (malloc'd, NULL for succeeded) says why not.  -1 with
+ * err when out of memory or a result cannot be read (an I/O error is no
+ * evidence either way).  idx (may be NULL): the local index whose cached
+ * hashes stand for a result whose size, times and inode did not change,
+ * unless rehash. */
+struct sb_index;
+int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_index *idx,
+		    bool rehash, enum sb_class *cls, char **reason, struct sb_error *err);
 
 #endif

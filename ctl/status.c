@@ -544,11 +544,33 @@ static void classify_children(struct gather *g)
 	}
 }
 
+static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_error *err);
+
 /* Stage 5b, reuse: a child with no run of its own in this benchmark and a
  * reuse record has the class of that record checked again (ctl/reuse.h):
  * succeeded with the source's run as its latest attempt, or invalid, or
  * missing when the source is gone. */
 static int apply_reuses(struct gather *g, struct sb_error *err)
+{
+	const char *path = g->o->ctx ? sb_ctx_index(g->o->ctx) : NULL;
+	struct sb_index *idx = NULL;
+	int rc = 0;
+
+	if (g->subm.nreuses == 0)
+		return 0;
+	/* the cached result hashes, as for the benchmark's own results */
+	if (path && (idx = sb_index_open(path, NULL, NULL)) != NULL && sb_index_begin(idx, NULL) < 0) {
+		sb_index_close(idx);
+		idx = NULL;
+	}
+	rc = reuse_children(g, idx, err);
+	sb_index_commit(idx, NULL);
+	sb_index_close(idx);
+	return rc;
+}
+
+/* apply_reuses with the index idx (may be NULL). */
+static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_error *err)
 {
 	struct sb_status *st = g->st;
 
@@ -561,9 +583,13 @@ static int apply_reuses(struct gather *g, struct sb_error *err)
 
 		if (ch->nattempts > 0 || r == NULL)
 			continue;
-		if (sb_reuse_verify(r, g->b->name, &cls, &reason) < 0 ||
-		    (a = calloc(1, sizeof(*a))) == NULL || (ch->reused_dir = strdup(r->source_dir)) == NULL)
+		if (sb_reuse_verify(r, g->b->name, idx, g->o->rehash, &cls, &reason, err) < 0)
+			return -1;
+		if ((a = calloc(1, sizeof(*a))) == NULL || (ch->reused_dir = strdup(r->source_dir)) == NULL) {
+			free(a);
+			free(reason);
 			return sb_errorf(err, "out of memory");
+		}
 		ch->attempts = a;
 		ch->nattempts = 1;
 		ch->latest = a;

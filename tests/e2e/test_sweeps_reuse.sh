@@ -90,6 +90,21 @@ cp saved.log "$log2"
 expect "restored evidence: succeeded again" "$(jq -r '[.children[].class]|join(" ")' s3.json)" \
 	"succeeded succeeded succeeded succeeded"
 
+# a result that cannot be read (an I/O error) is no evidence either way:
+# status fails (exit 1) rather than call the child invalid, for a reused
+# result and for one of the benchmark's own
+for p in "$adir/runs/0/out.txt" "$bdir/runs/3/out.txt"; do
+	env LD_PRELOAD="$SB_BUILD/tests/faults/sbfault.so" SB_FAULT_EXE=/sbctl SB_FAULT_CALL=open \
+		SB_FAULT_N=1 SB_FAULT_ERRNO=EIO SB_FAULT_PATH="$p" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		"$SBCTL" status "$bdir" --rehash --json > eio.json 2> eio.err
+	expect "EIO on ${p#$T_ROOT/}: status exits 1" "$?" 1
+	expect "EIO on ${p#$T_ROOT/}: it says which result" "$(cat eio.err)" \
+		"sbctl status: cannot read result '$p': Input/output error"
+done
+"$SBCTL" status "$bdir" --rehash > /dev/null
+expect "without the fault: every child succeeded again" "$?" 0
+
 # ---- new tag, --no-reuse, --reuse-from --------------------------------------------
 spec "1, 2, 3, 4" t2
 "$SBCTL" submit g.yaml --json > t2.json 2> /dev/null
@@ -133,4 +148,32 @@ assert [c for j in r["jobs"] for c in j["children"]] == [0, 1, 2, 4], r
 print("python ok")
 PY
 expect "python: submit reuses what tag t3 ran itself" "$(tail -n 1 py.out)" "python ok"
+
+# ---- a write or sync of the reuse records fails --------------------------------------
+# (tests/faults' LD_PRELOAD shim, in sbctl only, on the new benchmark's
+# submissions/): the submit fails and submits nothing; the same submit again
+# submits every child that is not reused exactly once
+FAULT_SHIM=$SB_BUILD/tests/faults/sbfault.so
+for f in write-1-EIO fdatasync-1-ENOSPC; do
+	IFS=- read -r call n e <<< "$f"
+	spec "1, 2, 3, 4, 5, 6" "f$call"
+	d=$("$SBCTL" plan g.yaml --json | jq -r .benchmark.digest)
+	rm -f "$T_ROOT/trace"
+	env LD_PRELOAD="$FAULT_SHIM" SB_FAULT_EXE=/sbctl SB_FAULT_CALL="$call" SB_FAULT_N="$n" \
+		SB_FAULT_ERRNO="$e" SB_FAULT_PATH="grow-${d:0:12}/submissions/" SB_FAULT_TRACE="$T_ROOT/trace" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		"$SBCTL" submit g.yaml --json --reuse-from "$(jqf t3.json .benchmark.dir)" > f1.json 2> f1.err
+	expect "$f: the faulted submit exits 1" "$?" 1
+	expect_match "$f: the fault fired in the new benchmark's submissions/" \
+		"$(grep ' INJ-' "$T_ROOT/trace" | cut -d' ' -f5-)" "grow-${d:0:12}/submissions/"
+	expect "$f: nothing was submitted" "$(jq '[.jobs[]?]|length' f1.json 2>/dev/null || echo 0)" 0
+	"$SBCTL" submit g.yaml --json > f2.json 2> /dev/null
+	expect "$f: the same submit again exits 0" "$?" 0
+	"$SBCTL" wait "$(jqf f2.json .benchmark.dir)" --interval 0.2 --timeout 60 > /dev/null
+	expect "$f: then every child succeeded" "$?" 0
+	"$SBCTL" status "$(jqf f2.json .benchmark.dir)" --json > f2.st
+	expect "$f: every child is reused or submitted, exactly once" \
+		"$(jq -r --slurpfile s f2.st '([.jobs[].children[]] + [$s[0].children[]|select(.reused_from)|.index])|sort|map(tostring)|join(",")' f2.json)" \
+		"0,1,2,3,4,5"
+done
 t_done
