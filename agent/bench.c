@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,16 @@ static int add_env(struct sb_agent_bench *b, size_t cap, const char *name, size_
 	return 0;
 }
 
+/* The room env needs: the spec's env, the parameters, SB_CHILD,
+ * SB_ATTEMPT, SB_SPEC_DIR and the NULL (with one to spare). */
+static size_t env_cap(const msgpack_object *task)
+{
+	const msgpack_object *env = sb_mp_get(task, "env"), *params = sb_mp_get(task, "params");
+
+	return (env && env->type == MSGPACK_OBJECT_MAP ? env->via.map.size : 0) +
+	       (params && params->type == MSGPACK_OBJECT_MAP ? params->via.map.size : 0) + 5;
+}
+
 /* Fills env: the spec's env (resolved), then SB_CHILD, SB_ATTEMPT and
  * SB_PARAM_<name>. */
 static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struct sb_error *err)
@@ -176,7 +187,7 @@ static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struc
 	if (env == NULL || env->type != MSGPACK_OBJECT_MAP || params == NULL ||
 	    params->type != MSGPACK_OBJECT_MAP)
 		return sb_errorf(err, "task %" PRId64 " of the map has no env or params", b->task);
-	cap = env->via.map.size + params->via.map.size + 4;
+	cap = env_cap(task);
 	b->env = calloc(cap, sizeof(*b->env));
 	text = malloc(1 << 20);
 	if (b->env == NULL || text == NULL) {
@@ -211,6 +222,83 @@ static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struc
 		}
 	}
 	free(text);
+	return 0;
+}
+
+/* s with every "{spec_dir}" replaced by dir (in POSIX single quotes when
+ * quote: a shell string); malloc'd, or NULL when out of memory. */
+static char *with_spec_dir(const char *s, const char *dir, bool quote)
+{
+	static const char ref[] = "{spec_dir}";
+	size_t n = 0, dl = strlen(dir), len;
+	char *out, *o;
+	const char *p;
+
+	for (p = s; (p = strstr(p, ref)) != NULL; p += sizeof(ref) - 1)
+		n++;
+	len = strlen(s) + n * (quote ? 4 * dl + 2 : dl) + 1;
+	if ((out = malloc(len)) == NULL)
+		return NULL;
+	for (o = out, p = s; *p;) {
+		if (strncmp(p, ref, sizeof(ref) - 1) != 0) {
+			*o++ = *p++;
+			continue;
+		}
+		if (quote)
+			*o++ = '\'';
+		for (const char *d = dir; *d; d++) {
+			if (quote && *d == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = *d;
+			}
+		}
+		if (quote)
+			*o++ = '\'';
+		p += sizeof(ref) - 1;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Puts the spec's directory (the task map's spec_dir, NULL when an older
+ * sbctl wrote none) in place of every {spec_dir} of the command (quoted in
+ * a shell string) and the env values, and sets SB_SPEC_DIR
+ * (docs/sbagent.md, "The spec's directory"). */
+static int expand_spec_dir(struct sb_agent_bench *b, const char *dir, bool shell, size_t env_cap,
+			   struct sb_error *err)
+{
+	size_t i;
+
+	for (i = shell ? 2 : 0; i < b->argc; i++) {
+		char *x;
+		if (strstr(b->argv[i], "{spec_dir}") == NULL)
+			continue;
+		if (dir == NULL)
+			return sb_errorf(err, "the command of child %" PRId64 " names {spec_dir}, but its "
+					 "task map gives no spec directory (written by an older sbctl)",
+					 b->child);
+		if ((x = with_spec_dir(b->argv[i], dir, shell)) == NULL)
+			return sb_errorf(err, "out of memory");
+		free(b->argv[i]);
+		b->argv[i] = x;
+	}
+	for (i = 0; i < b->nenv; i++) {
+		char *x;
+		if (strstr(b->env[i], "{spec_dir}") == NULL)
+			continue;
+		if (dir == NULL)
+			return sb_errorf(err, "an env value of child %" PRId64 " names {spec_dir}, but its "
+					 "task map gives no spec directory (written by an older sbctl)",
+					 b->child);
+		if ((x = with_spec_dir(b->env[i], dir, false)) == NULL)
+			return sb_errorf(err, "out of memory");
+		free(b->env[i]);
+		b->env[i] = x;
+	}
+	if (dir && add_env(b, env_cap, "SB_SPEC_DIR", 11, dir) < 0)
+		return sb_errorf(err, "out of memory");
 	return 0;
 }
 
@@ -253,7 +341,8 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 {
 	const char *dir = getenv("SB_BENCH_DIR"), *job = getenv("SLURM_JOB_ID");
 	const msgpack_object *tasks, *task, *command, *o;
-	char map[PATH_MAX], *data = NULL;
+	char map[PATH_MAX], *data = NULL, *spec_dir = NULL;
+	bool shell = false;
 	int64_t restart = 0, v;
 	msgpack_unpacked u;
 	size_t len = 0;
@@ -300,6 +389,7 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 			  b->task, map);
 		goto out;
 	}
+	shell = o->via.boolean;
 	if (o->via.boolean) {
 		b->argv = calloc(4, sizeof(*b->argv));
 		if (b->argv) {
@@ -342,6 +432,13 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	b->kill_wait_s = (double)v;
 	if (build_env(b, task, err) < 0)
 		goto out;
+	o = sb_mp_get(&u.data, "spec_dir");
+	if (o && o->type != MSGPACK_OBJECT_NIL && (spec_dir = dup_str(o)) == NULL) {
+		sb_errorf(err, "task map '%s': bad spec_dir", map);
+		goto out;
+	}
+	if (expand_spec_dir(b, spec_dir, shell, env_cap(task), err) < 0)
+		goto out;
 	if (sb_bdir_run(b->run_dir, sizeof(b->run_dir), dir, b->child) < 0 ||
 	    sb_bdir_key(b->key_path, sizeof(b->key_path), dir) < 0 ||
 	    sb_bdir_log(b->log_path, sizeof(b->log_path), dir, b->child, b->attempt,
@@ -353,6 +450,7 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 out:
 	msgpack_unpacked_destroy(&u);
 	free(data);
+	free(spec_dir);
 	if (rc < 0)
 		sb_agent_bench_release(b);
 	return rc;

@@ -211,7 +211,8 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	sb_canon_key_cstr(c, "user", p->user);
 
 	sb_canon_cstr(c, "spec");
-	sb_canon_map(c, 3);
+	sb_canon_map(c, 4);
+	sb_canon_key_cstr(c, "dir", n->spec_dir);
 	sb_canon_key_cstr(c, "path", n->spec_path);
 	SHA256((const unsigned char *)n->spec_source, n->spec_len, sha);
 	sb_hex_encode(sha, sizeof(sha), hex);
@@ -470,6 +471,7 @@ static struct sb_bench *open_bench(const char *path, int *refused, struct sb_err
 	digest = get_str(&u.data, "digest", NULL);
 	b->spec_source = spec ? get_str(spec, "source", &b->spec_len) : NULL;
 	b->spec_path = spec ? get_str(spec, "path", NULL) : NULL;
+	b->spec_dir = spec ? get_str(spec, "dir", NULL) : NULL;
 	when = prov ? get_str(prov, "time", NULL) : NULL;
 	if (when) {
 		struct tm tm = { 0 };
@@ -566,7 +568,19 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b->tag);
 	free(b->spec_source);
 	free(b->spec_path);
+	free(b->spec_dir);
 	free(b);
+}
+
+void sb_bench_index_entry(const struct sb_bench *b, struct sb_index_bench *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = b->name;
+	out->digest = (char *)b->digest;
+	out->dir = b->dir;
+	out->created_ns = b->created_ns;
+	out->tag = b->tag;
+	out->children = (int64_t)b->children;
 }
 
 struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct sb_error *err)
@@ -575,6 +589,7 @@ struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct
 	struct sb_index_bench ib;
 	struct sb_index *idx;
 	struct sb_bench *b;
+	size_t named = 0;
 	int found;
 
 	if (strchr(arg, '/') || access(arg, F_OK) == 0) {
@@ -582,7 +597,8 @@ struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct
 		 * that its name works again after the index was lost */
 		b = sb_bench_open(arg, err);
 		if (b != NULL && index && (idx = sb_index_open(index, NULL, NULL)) != NULL) {
-			struct sb_index_bench nb = { b->name, b->digest, b->dir, b->created_ns };
+			struct sb_index_bench nb;
+			sb_bench_index_entry(b, &nb);
 			sb_index_put_bench(idx, &nb, NULL);
 			sb_index_close(idx);
 		}
@@ -596,7 +612,7 @@ struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct
 	idx = sb_index_open(index, NULL, err);
 	if (idx == NULL)
 		return NULL;
-	found = sb_index_find_bench(idx, arg, &ib, err);
+	found = sb_index_find_bench(idx, arg, &ib, &named, err);
 	sb_index_close(idx);
 	if (found < 0)
 		return NULL;
@@ -605,6 +621,13 @@ struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct
 			  "of that name or digest prefix ('sbctl list' shows them; 'sbctl index "
 			  "--rebuild ROOT' adds those under ROOT)", arg);
 		return NULL;
+	}
+	if (named > 1) {
+		char when[32];
+		sb_ctx_warn(ctx, "'%s' names %zu benchmarks: using the latest, %s-%.12s%s%s (created %s; "
+			    "'sbctl list' shows the others, a digest prefix or directory names one)", arg,
+			    named, ib.name, ib.digest, ib.tag ? ", tag " : "", ib.tag ? ib.tag : "",
+			    sb_fmt_time_ns(ib.created_ns, when));
 	}
 	b = sb_bench_open(ib.dir, err);
 	if (b == NULL)

@@ -33,6 +33,8 @@ struct sb_bench {
 	char *spec_source;
 	size_t spec_len;
 	char *spec_path;
+	char *spec_dir;           /* the spec's directory (absolute), for {spec_dir};
+				   * NULL in a record of an older sbctl */
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
 };
@@ -46,6 +48,7 @@ struct sb_bench_new {
 	const char *root;         /* created when missing */
 	const struct sb_slurm_config *cfg;
 	const struct sb_provenance *prov;
+	const char *spec_dir;     /* the spec's directory, absolute (NULL: unknown) */
 };
 
 /* The directory a benchmark gets: <root>/<name>-<digest[:12]>, root made
@@ -89,6 +92,10 @@ struct sb_ctx;
  * least 4 hex digits known to the local index of ctx (SB_ERR_NOT_FOUND when
  * it knows none, or ctx has no index). */
 struct sb_bench *sb_bench_find(const struct sb_ctx *ctx, const char *arg, struct sb_error *err);
+
+struct sb_index_bench;
+/* What the local index keeps of b (ctl/index.h), its strings borrowed from b. */
+void sb_bench_index_entry(const struct sb_bench *b, struct sb_index_bench *out);
 
 /* Loads the benchmark's key (keys/hmac.key); cleanse it after use. */
 int sb_bench_load_key(const struct sb_bench *b, struct sb_key *key, struct sb_error *err);

@@ -6,6 +6,7 @@
 
 #include "ctl/commands.h"
 #include "sbench/sbench.h"
+#include "sbench/submit.h"
 
 static void usage(FILE *out)
 {
@@ -65,6 +66,13 @@ int cmd_plan(int argc, char **argv)
 	}
 	for (i = 0; (size_t)i < sb_plan_warning_count(plan); i++)
 		fprintf(stderr, "%s\n", sb_plan_warning(plan, (size_t)i));
+	{
+		/* what sbctl submit refuses (docs/spec.md, "Where the command runs") */
+		char *msg = sb_submit_cwd_problem(plan, path);
+		if (msg)
+			fprintf(stderr, "sbctl plan: warning: %s (sbctl submit refuses this spec)\n", msg);
+		sb_free(msg);
+	}
 	{
 		char *msg = sb_spec_dirty_warning(path);
 		if (msg)

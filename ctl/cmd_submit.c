@@ -14,12 +14,13 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: sbctl submit SPEC [--root DIR] [--dry-run] [--json]\n"
+	fputs("usage: sbctl submit SPEC [--root DIR] [--dry-run] [--json] [--no-reuse | --reuse-from BENCH]\n"
 	      "\n"
 	      "Plans SPEC, creates its benchmark directory under DIR (default $SB_ROOT,\n"
 	      "else ./sbench-runs), and submits its children as Slurm job arrays.\n"
 	      "Submitting the same spec again submits nothing; an interrupted submit\n"
-	      "continues where it stopped.\n", out);
+	      "continues where it stopped.  Children whose digest succeeded in an earlier\n"
+	      "benchmark of the same name and tag are reused, not run again.\n", out);
 }
 
 /* The library's warnings, one line each on stderr. */
@@ -73,6 +74,8 @@ int cmd_submit(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "no-reuse", no_argument, NULL, 'N' },
+		{ "reuse-from", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,6 +92,8 @@ int cmd_submit(int argc, char **argv)
 		case 'r': root = optarg; break;
 		case 'n': o.dry_run = true; break;
 		case 'j': json = 1; break;
+		case 'N': o.no_reuse = true; break;
+		case 'F': o.reuse_from = optarg; break;
 		case 'h': usage(stdout); return SB_EXIT_OK;
 		default: usage(stderr); return SB_EXIT_USAGE;
 		}
@@ -96,6 +101,10 @@ int cmd_submit(int argc, char **argv)
 	if (optind != argc - 1) {
 		fprintf(stderr, "sbctl submit: %s\n", optind >= argc ? "missing SPEC" : "too many arguments");
 		usage(stderr);
+		return SB_EXIT_USAGE;
+	}
+	if (o.no_reuse && o.reuse_from) {
+		fputs("sbctl submit: --no-reuse and --reuse-from exclude each other\n", stderr);
 		return SB_EXIT_USAGE;
 	}
 	if (json && o.dry_run) {
@@ -129,15 +138,16 @@ int cmd_submit(int argc, char **argv)
 	return rc;
 }
 
-/* sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json] */
+/* sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json] */
 int cmd_rerun(int argc, char **argv)
 {
 	static const char usage_text[] =
-		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json]\n"
+		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json]\n"
 		"\n"
 		"Submits a new attempt for the children whose class is one of CLASS\n"
 		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
-		"invalid).  Earlier attempts stay in the record.\n";
+		"invalid), with the time limit T (sbatch --time) when given.  Earlier\n"
+		"attempts stay in the record.\n";
 	struct sb_rerun_opts o = { 0 };
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };
@@ -150,6 +160,10 @@ int cmd_rerun(int argc, char **argv)
 			only = argv[++i];
 		else if (!strncmp(argv[i], "--only=", 7))
 			only = argv[i] + 7;
+		else if (!strcmp(argv[i], "--time") && i + 1 < argc)
+			o.time = argv[++i];
+		else if (!strncmp(argv[i], "--time=", 7))
+			o.time = argv[i] + 7;
 		else if (!strcmp(argv[i], "--dry-run"))
 			o.dry_run = true;
 		else if (!strcmp(argv[i], "--json"))
@@ -173,7 +187,8 @@ int cmd_rerun(int argc, char **argv)
 		char *again = NULL;
 		fprintf(stderr, "sbctl rerun: %s\n", err.msg);
 		warn_duplicates("rerun", res);
-		if (asprintf(&again, "sbctl rerun %s --only %s", bench, only) < 0)
+		if (asprintf(&again, "sbctl rerun %s --only %s%s%s", bench, only, o.time ? " --time " : "",
+			     o.time ? o.time : "") < 0)
 			again = NULL;
 		explain_failure("rerun", again ? again : "sbctl rerun", res);
 		free(again);

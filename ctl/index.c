@@ -33,6 +33,11 @@ static const char schema[] =
 	" digest TEXT PRIMARY KEY, name TEXT NOT NULL, dir TEXT NOT NULL,"
 	" created_ns INTEGER NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS bench_name ON bench(name);"
+	/* beside bench (an index made by an older sbctl has bench already):
+	 * what `sbctl list` shows besides the name and place */
+	"CREATE TABLE IF NOT EXISTS bench_meta("
+	" digest TEXT PRIMARY KEY, tag TEXT, children INTEGER NOT NULL DEFAULT 0,"
+	" counts TEXT, counts_ns INTEGER);"
 	"CREATE TABLE IF NOT EXISTS head("
 	" bench TEXT NOT NULL, log TEXT NOT NULL, count INTEGER NOT NULL,"
 	" tag BLOB NOT NULL, PRIMARY KEY(bench, log));"
@@ -204,8 +209,64 @@ int sb_index_put_bench(struct sb_index *idx, const struct sb_index_bench *b,
 	sqlite3_bind_text(st, 2, b->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, b->dir, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, b->created_ns);
+	if (exec_done(idx, st, err) < 0)
+		return -1;
+	st = prepare(idx, "INSERT INTO bench_meta(digest, tag, children) VALUES(?1, ?2, ?3)"
+		     " ON CONFLICT(digest) DO UPDATE SET tag = excluded.tag, children = excluded.children",
+		     err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, b->digest, -1, SQLITE_STATIC);
+	if (b->tag)
+		sqlite3_bind_text(st, 2, b->tag, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 2);
+	sqlite3_bind_int64(st, 3, b->children);
 	return exec_done(idx, st, err);
 }
+
+int sb_index_put_counts(struct sb_index *idx, const char *digest, const size_t *counts,
+			int64_t time_ns, struct sb_error *err)
+{
+	char text[SB_CLASS_COUNT * 24 + 1];
+	size_t len = 0;
+	sqlite3_stmt *st;
+
+	for (int c = 0; c < SB_CLASS_COUNT; c++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%zu", c ? " " : "", counts[c]);
+	st = prepare(idx, "INSERT INTO bench_meta(digest, counts, counts_ns) VALUES(?1, ?2, ?3)"
+		     " ON CONFLICT(digest) DO UPDATE SET counts = excluded.counts,"
+		     " counts_ns = excluded.counts_ns", err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, time_ns);
+	return exec_done(idx, st, err);
+}
+
+int sb_index_forget_bench(struct sb_index *idx, const char *digest, struct sb_error *err)
+{
+	sqlite3_stmt *st = prepare(idx, "DELETE FROM bench WHERE digest = ?1", err);
+	int n;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
+	if (exec_done(idx, st, err) < 0)
+		return -1;
+	n = sqlite3_changes(idx->db);
+	if ((st = prepare(idx, "DELETE FROM bench_meta WHERE digest = ?1", err)) == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
+	if (exec_done(idx, st, err) < 0)
+		return -1;
+	return n > 0;
+}
+
+/* The columns every lookup selects, in row_to_bench's order. */
+#define BENCH_COLUMNS "b.digest, b.name, b.dir, b.created_ns, m.tag, m.children, m.counts, m.counts_ns" \
+	" FROM bench b LEFT JOIN bench_meta m ON m.digest = b.digest"
 
 static char *dup_col(sqlite3_stmt *st, int col)
 {
@@ -213,13 +274,41 @@ static char *dup_col(sqlite3_stmt *st, int col)
 	return strdup(t ? (const char *)t : "");
 }
 
+/* "N N N ..." of sb_index_put_counts into b->counts; a text of another
+ * length (another sbctl's classes) is no counts. */
+static void parse_counts(const char *text, struct sb_index_bench *b)
+{
+	const char *p = text;
+	char *end;
+	int c;
+
+	b->has_counts = false;
+	for (c = 0; c < SB_CLASS_COUNT; c++) {
+		long long v = strtoll(p, &end, 10);
+		if (end == p || v < 0)
+			return;
+		b->counts[c] = v;
+		p = end;
+	}
+	b->has_counts = *p == '\0';
+}
+
 static int row_to_bench(sqlite3_stmt *st, struct sb_index_bench *b)
 {
+	const unsigned char *counts = sqlite3_column_text(st, 6);
+
+	memset(b, 0, sizeof(*b));
 	b->digest = dup_col(st, 0);
 	b->name = dup_col(st, 1);
 	b->dir = dup_col(st, 2);
 	b->created_ns = sqlite3_column_int64(st, 3);
-	if (!b->digest || !b->name || !b->dir) {
+	if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+		b->tag = dup_col(st, 4);
+	b->children = sqlite3_column_int64(st, 5);
+	if (counts)
+		parse_counts((const char *)counts, b);
+	b->counts_ns = sqlite3_column_int64(st, 7);
+	if (!b->digest || !b->name || !b->dir || (sqlite3_column_type(st, 4) != SQLITE_NULL && !b->tag)) {
 		sb_index_bench_release(b);
 		return -1;
 	}
@@ -233,7 +322,8 @@ void sb_index_bench_release(struct sb_index_bench *b)
 	free(b->name);
 	free(b->digest);
 	free(b->dir);
-	b->name = b->digest = b->dir = NULL;
+	free(b->tag);
+	b->name = b->digest = b->dir = b->tag = NULL;
 }
 
 static int is_hex_prefix(const char *s)
@@ -245,22 +335,52 @@ static int is_hex_prefix(const char *s)
 	return strspn(s, "0123456789abcdef") == n;
 }
 
-int sb_index_find_bench(struct sb_index *idx, const char *query,
-			struct sb_index_bench *out, struct sb_error *err)
+/* The latest benchmark named query: 1 (*out filled, *named the number of
+ * that name), 0 when none is, -1 on error. */
+static int find_by_name(struct sb_index *idx, const char *query, struct sb_index_bench *out,
+			size_t *named, struct sb_error *err)
 {
-	char names[512] = "";
-	size_t used = 0;
-	int found = 0, rc;
-	sqlite3_stmt *st = prepare(idx,
-		"SELECT digest, name, dir, created_ns FROM bench"
-		" WHERE name = ?1 OR (?2 AND substr(digest, 1, length(?1)) = ?1)"
-		" ORDER BY created_ns, digest", err);
+	sqlite3_stmt *st = prepare(idx, "SELECT " BENCH_COLUMNS " WHERE b.name = ?1"
+				   " ORDER BY b.created_ns DESC, b.digest DESC", err);
+	int rc;
 
+	*named = 0;
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_text(st, 1, query, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, is_hex_prefix(query));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*named == 0 && row_to_bench(st, out) < 0) {
+			sqlite3_finalize(st);
+			return sb_errorf(err, "local index: out of memory");
+		}
+		(*named)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		sb_index_bench_release(out);
+		return db_error(idx->db, err, "lookup");
+	}
+	return *named > 0;
+}
+
+int sb_index_find_bench(struct sb_index *idx, const char *query, struct sb_index_bench *out,
+			size_t *named, struct sb_error *err)
+{
+	char names[512] = "";
+	size_t used = 0, nnamed;
+	int found = 0, rc;
+	sqlite3_stmt *st;
+
 	memset(out, 0, sizeof(*out));
+	if ((rc = find_by_name(idx, query, out, named ? named : &nnamed, err)) != 0)
+		return rc;
+	if (!is_hex_prefix(query))
+		return 0;
+	st = prepare(idx, "SELECT " BENCH_COLUMNS " WHERE substr(b.digest, 1, length(?1)) = ?1"
+		     " ORDER BY b.created_ns, b.digest", err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, query, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *digest = (const char *)sqlite3_column_text(st, 0);
@@ -280,8 +400,8 @@ int sb_index_find_bench(struct sb_index *idx, const char *query,
 	}
 	if (found > 1) {
 		sb_index_bench_release(out);
-		return sb_errorf(err, "'%s' names %d benchmarks (%s): give a longer digest prefix "
-				 "or the benchmark directory", query, found, names);
+		return sb_errorf(err, "digest prefix '%s' matches %d benchmarks (%s): give a longer "
+				 "one or the benchmark directory", query, found, names);
 	}
 	return found;
 }
@@ -291,7 +411,7 @@ int sb_index_each_bench(struct sb_index *idx,
 			void *arg, struct sb_error *err)
 {
 	sqlite3_stmt *st = prepare(idx,
-		"SELECT digest, name, dir, created_ns FROM bench ORDER BY created_ns, digest", err);
+		"SELECT " BENCH_COLUMNS " ORDER BY b.created_ns, b.digest", err);
 	int rc, stop = 0;
 
 	if (st == NULL)

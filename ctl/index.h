@@ -15,10 +15,12 @@
 #ifndef SB_CTL_INDEX_H
 #define SB_CTL_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "sbench/error.h"
+#include "sbench/status.h"
 
 struct sb_index;
 
@@ -27,6 +29,12 @@ struct sb_index_bench {
 	char *digest; /* lowercase hex */
 	char *dir;    /* absolute path of the benchmark directory */
 	int64_t created_ns;
+	char *tag;    /* NULL when none */
+	int64_t children;
+	/* the counts of the last status computed (read back only) */
+	bool has_counts;
+	int64_t counts[SB_CLASS_COUNT];
+	int64_t counts_ns;   /* when that status was computed */
 };
 
 /* Opens (creating it and its directory when needed) the index at path (the
@@ -38,16 +46,29 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 /* Closes the index; NULL is fine. */
 void sb_index_close(struct sb_index *idx);
 
-/* Records (or updates the directory of) a benchmark. */
+/* Records (or updates the directory, tag and children of) a benchmark;
+ * its last counts stay. */
 int sb_index_put_bench(struct sb_index *idx, const struct sb_index_bench *b,
 		       struct sb_error *err);
 
-/* Looks a benchmark up by exact name, or by a digest prefix of at least 4
- * hex characters.  Returns 1 and fills *out when exactly one matches, 0 when
- * none does, -1 when several do (err lists them) or on error.  Free *out
- * with sb_index_bench_release. */
-int sb_index_find_bench(struct sb_index *idx, const char *query,
-			struct sb_index_bench *out, struct sb_error *err);
+/* Looks a benchmark up by exact name (the latest of that name: the newest
+ * creation time, then the greatest digest; *named, when not NULL, gets how
+ * many have that name), else by a digest prefix of at least 4 hex
+ * characters.  Returns 1 and fills *out when one is found, 0 when none is,
+ * -1 when a digest prefix matches several (err lists them) or on error.
+ * Free *out with sb_index_bench_release. */
+int sb_index_find_bench(struct sb_index *idx, const char *query, struct sb_index_bench *out,
+			size_t *named, struct sb_error *err);
+
+/* Removes the benchmark of that digest from the index (its directory is
+ * not touched; its verified log heads stay, for rollback detection should
+ * it be indexed again).  1 when it was known, 0 when not. */
+int sb_index_forget_bench(struct sb_index *idx, const char *digest, struct sb_error *err);
+
+/* Remembers the counts of a status of the benchmark of that digest
+ * (counts[0..SB_CLASS_COUNT)), computed at time_ns. */
+int sb_index_put_counts(struct sb_index *idx, const char *digest, const size_t *counts,
+			int64_t time_ns, struct sb_error *err);
 
 /* Calls fn for every benchmark, ordered by creation time then digest;
  * stops early and returns fn's value when it is non-zero. */

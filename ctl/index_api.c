@@ -3,6 +3,7 @@
  * renderers of `sbctl list`. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +12,24 @@
 #include "ctl/bench.h"
 #include "ctl/index.h"
 #include "ctl/render.h"
+#include "ctl/status.h"
 #include "proto/json.h"
 #include "proto/util.h"
 #include "sbench/index.h"
 
 struct list_entry {
-	char *name, *digest, *dir;
-	int64_t created_ns;
+	char *name, *digest, *dir, *tag;
+	int64_t created_ns, children;
 	bool present;
+	bool has_counts;
+	size_t counts[SB_CLASS_COUNT];
+	int64_t counts_ns;
 };
 
 struct sb_bench_list {
 	struct list_entry *v;
 	size_t n, cap;
+	bool forgotten;          /* what sb_index_forget removed */
 };
 
 /* Whether dir still holds a benchmark record; a directory too long to look
@@ -40,8 +46,7 @@ static bool record_present(const char *dir)
 	return present;
 }
 
-static int list_add(struct sb_bench_list *l, const char *name, const char *digest,
-		    const char *dir, int64_t created_ns, struct sb_error *err)
+static int list_add(struct sb_bench_list *l, const struct sb_index_bench *b, struct sb_error *err)
 {
 	struct list_entry *e;
 
@@ -54,15 +59,23 @@ static int list_add(struct sb_bench_list *l, const char *name, const char *diges
 		l->cap = cap;
 	}
 	e = &l->v[l->n];
-	e->name = strdup(name);
-	e->digest = strdup(digest);
-	e->dir = strdup(dir);
-	e->created_ns = created_ns;
-	e->present = record_present(dir);
-	if (e->name == NULL || e->digest == NULL || e->dir == NULL) {
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(b->name);
+	e->digest = strdup(b->digest);
+	e->dir = strdup(b->dir);
+	e->tag = b->tag ? strdup(b->tag) : NULL;
+	e->created_ns = b->created_ns;
+	e->children = b->children;
+	e->present = record_present(b->dir);
+	e->has_counts = b->has_counts;
+	for (int c = 0; c < SB_CLASS_COUNT; c++)
+		e->counts[c] = b->has_counts ? (size_t)b->counts[c] : 0;
+	e->counts_ns = b->counts_ns;
+	if (e->name == NULL || e->digest == NULL || e->dir == NULL || (b->tag && e->tag == NULL)) {
 		free(e->name);
 		free(e->digest);
 		free(e->dir);
+		free(e->tag);
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	l->n++;
@@ -79,6 +92,7 @@ void sb_bench_list_destroy(struct sb_bench_list *l)
 		free(l->v[i].name);
 		free(l->v[i].digest);
 		free(l->v[i].dir);
+		free(l->v[i].tag);
 	}
 	free(l->v);
 	free(l);
@@ -93,7 +107,7 @@ static int each(const struct sb_index_bench *b, void *arg)
 {
 	struct each_arg *a = arg;
 
-	return list_add(a->l, b->name, b->digest, b->dir, b->created_ns, a->err) < 0 ? -1 : 0;
+	return list_add(a->l, b, a->err) < 0 ? -1 : 0;
 }
 
 int sb_index_list(const struct sb_ctx *ctx, struct sb_bench_list **out, struct sb_error *err)
@@ -114,6 +128,53 @@ int sb_index_list(const struct sb_ctx *ctx, struct sb_bench_list **out, struct s
 	rc = sb_index_each_bench(idx, each, &a, err);
 	sb_index_close(idx);
 	if (rc != 0) {
+		sb_bench_list_destroy(l);
+		return -1;
+	}
+	*out = l;
+	return 0;
+}
+
+int sb_index_forget(const struct sb_ctx *ctx, const char *bench, struct sb_bench_list **out,
+		    struct sb_error *err)
+{
+	struct sb_bench_list *l = calloc(1, sizeof(*l));
+	struct sb_index_bench ib = { 0 };
+	struct sb_index *idx;
+	struct sb_bench *b = NULL;
+	int rc = -1, found;
+
+	*out = NULL;
+	if (l == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	l->forgotten = true;
+	idx = sb_index_open(ctx ? sb_ctx_index(ctx) : NULL, NULL, err);
+	if (idx == NULL)
+		goto out;
+	if (strchr(bench, '/') || access(bench, F_OK) == 0) {
+		/* a path: the benchmark there, found without the index */
+		if ((b = sb_bench_open(bench, err)) == NULL)
+			goto out;
+		sb_bench_index_entry(b, &ib);
+		found = sb_index_forget_bench(idx, b->digest, err);
+		if (found == 0)
+			sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark '%s' is not in the local index: "
+				     "nothing to forget", b->dir);
+		if (found == 1)
+			rc = list_add(l, &ib, err);
+		goto out;
+	}
+	found = sb_index_find_bench(idx, bench, &ib, NULL, err);
+	if (found == 0)
+		sb_error_set(err, SB_ERR_NOT_FOUND, "no benchmark '%s' in the local index ('sbctl list' "
+			     "shows them)", bench);
+	if (found == 1 && sb_index_forget_bench(idx, ib.digest, err) >= 0)
+		rc = list_add(l, &ib, err);
+	sb_index_bench_release(&ib);
+out:
+	sb_index_close(idx);
+	sb_bench_destroy(b);
+	if (rc < 0) {
 		sb_bench_list_destroy(l);
 		return -1;
 	}
@@ -142,12 +203,12 @@ static int add(struct rebuild *r, const char *dir, struct sb_error *err)
 		sb_ctx_warn(r->ctx, "skipping '%s': %s", dir, e.msg);
 		return 0;
 	}
-	ib = (struct sb_index_bench){ b->name, b->digest, b->dir, b->created_ns };
+	sb_bench_index_entry(b, &ib);
 	if (sb_index_put_bench(r->idx, &ib, &e) < 0) {
 		sb_ctx_warn(r->ctx, "%s", e.msg);
 		r->failed = true;
 	} else {
-		rc = list_add(r->added, b->name, b->digest, b->dir, b->created_ns, err);
+		rc = list_add(r->added, &ib, err);
 	}
 	sb_bench_destroy(b);
 	return rc;
@@ -283,6 +344,31 @@ bool sb_bench_list_present(const struct sb_bench_list *l, size_t i)
 	return i < l->n && l->v[i].present;
 }
 
+const char *sb_bench_list_tag(const struct sb_bench_list *l, size_t i)
+{
+	return i < l->n ? l->v[i].tag : NULL;
+}
+
+size_t sb_bench_list_children(const struct sb_bench_list *l, size_t i)
+{
+	return i < l->n ? (size_t)l->v[i].children : 0;
+}
+
+bool sb_bench_list_counts_known(const struct sb_bench_list *l, size_t i)
+{
+	return i < l->n && l->v[i].has_counts;
+}
+
+size_t sb_bench_list_class_count(const struct sb_bench_list *l, size_t i, enum sb_class c)
+{
+	return i < l->n && (int)c >= 0 && c < SB_CLASS_COUNT ? l->v[i].counts[c] : 0;
+}
+
+int64_t sb_bench_list_counts_ns(const struct sb_bench_list *l, size_t i)
+{
+	return i < l->n && l->v[i].has_counts ? l->v[i].counts_ns : 0;
+}
+
 static void render_json(const struct sb_bench_list *l, FILE *out)
 {
 	struct sb_json j;
@@ -293,7 +379,7 @@ static void render_json(const struct sb_bench_list *l, FILE *out)
 	sb_json_obj_begin(&j);
 	sb_json_key(&j, "format");
 	sb_json_int(&j, 1);
-	sb_json_key(&j, "benchmarks");
+	sb_json_key(&j, l->forgotten ? "forgotten" : "benchmarks");
 	sb_json_arr_begin(&j);
 	for (i = 0; i < l->n; i++) {
 		const struct list_entry *e = &l->v[i];
@@ -301,14 +387,27 @@ static void render_json(const struct sb_bench_list *l, FILE *out)
 		sb_json_obj_begin(&j);
 		sb_json_key(&j, "name");
 		sb_json_str(&j, e->name);
+		sb_json_key(&j, "tag");
+		sb_json_str(&j, e->tag);
 		sb_json_key(&j, "digest");
 		sb_json_str(&j, e->digest);
 		sb_json_key(&j, "dir");
 		sb_json_str(&j, e->dir);
 		sb_json_key(&j, "created");
 		sb_json_str(&j, when);
+		sb_json_key(&j, "submitted");
+		sb_json_str(&j, when);
+		sb_json_key(&j, "children");
+		sb_json_int(&j, e->children);
 		sb_json_key(&j, "present");
 		sb_json_bool(&j, e->present);
+		sb_json_key(&j, "counts");
+		if (e->has_counts)
+			sb_status_json_counts(&j, e->counts);
+		else
+			sb_json_null(&j);
+		sb_json_key(&j, "counts_time");
+		sb_json_str(&j, e->has_counts ? sb_fmt_time_ns(e->counts_ns, when) : NULL);
 		sb_json_obj_end(&j);
 	}
 	sb_json_arr_end(&j);
@@ -316,22 +415,57 @@ static void render_json(const struct sb_bench_list *l, FILE *out)
 	fputc('\n', out);
 }
 
+/* "3 succeeded, 1 failed" of the non-zero counts ("-" when none is known). */
+static void text_counts(FILE *out, const struct list_entry *e)
+{
+	bool any = false;
+
+	if (!e->has_counts) {
+		fputs("-", out);
+		return;
+	}
+	for (int c = 0; c < SB_CLASS_COUNT; c++) {
+		if (e->counts[c] == 0)
+			continue;
+		fprintf(out, "%s%zu %s", any ? ", " : "", e->counts[c], sb_class_name((enum sb_class)c));
+		any = true;
+	}
+	if (!any)
+		fputs("no child", out);
+}
+
 static void render_text(const struct sb_bench_list *l, FILE *out)
 {
 	char when[32];
 	size_t i;
 
+	if (l->forgotten) {
+		for (i = 0; i < l->n; i++)
+			fprintf(out, "forgot %s (%.12s); its directory stays: %s\n", l->v[i].name,
+				l->v[i].digest, l->v[i].dir);
+		return;
+	}
 	if (l->n == 0) {
 		fputs("no benchmarks known (sbctl submit adds them; sbctl index --rebuild ROOT "
 		      "finds them)\n", out);
 		return;
 	}
-	fprintf(out, "%-24s %-12s %-20s %s\n", "NAME", "DIGEST", "CREATED", "DIRECTORY");
+	fprintf(out, "%-24s %-12s %-12s %8s %-19s  %-24s %s\n", "NAME", "TAG", "DIGEST", "CHILDREN",
+		"SUBMITTED", "LAST STATUS", "DIRECTORY");
 	for (i = 0; i < l->n; i++) {
 		const struct list_entry *e = &l->v[i];
 		sb_fmt_time_ns(e->created_ns, when);
-		fprintf(out, "%-24s %.12s %.19s  %s%s\n", e->name, e->digest, when, e->dir,
-			e->present ? "" : "  (gone)");
+		char *counts = NULL;
+		size_t clen = 0;
+		FILE *cf = open_memstream(&counts, &clen);
+		if (cf) {
+			text_counts(cf, e);
+			fclose(cf);
+		}
+		fprintf(out, "%-24s %-12s %.12s %8" PRId64 " %.19s  %-24s %s%s\n", e->name,
+			e->tag ? e->tag : "-", e->digest, e->children, when, counts ? counts : "?",
+			e->dir, e->present ? "" : "  (gone)");
+		free(counts);
 	}
 }
 

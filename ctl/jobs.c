@@ -21,16 +21,23 @@
 #define MAP_MAX ((size_t)1 << 30)
 
 int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *children,
-		   size_t n, int64_t throttle, struct sb_chunks *out, struct sb_error *err)
+		   size_t n, const struct sb_attempt_settings *set, struct sb_chunks *out,
+		   struct sb_error *err)
 {
 	size_t per = (size_t)b->max_array_size, k, nchunks = (n + per - 1) / per;
+	int64_t throttle;
 
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
 		return sb_errorf(err, "no children to submit");
+	if ((set ? sb_settings_copy(set, &out->set, err) : sb_settings_from_spec(b->spec, &out->set, err)) < 0)
+		return -1;
+	throttle = out->set.throttle;
 	out->v = calloc(nchunks, sizeof(*out->v));
-	if (out->v == NULL)
+	if (out->v == NULL) {
+		sb_settings_release(&out->set);
 		return sb_errorf(err, "out of memory");
+	}
 	out->n = nchunks;
 	for (k = 0; k < nchunks; k++) {
 		struct sb_chunk *c = &out->v[k];
@@ -68,6 +75,7 @@ void sb_chunks_release(struct sb_chunks *c)
 	for (k = 0; k < c->n; k++)
 		free(c->v[k].children);
 	free(c->v);
+	sb_settings_release(&c->set);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -136,7 +144,7 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 
 	if (child == NULL)
 		return sb_errorf(err, "out of memory");
-	sb_canon_map(c, 9);
+	sb_canon_map(c, 10);
 	sb_canon_cstr(c, "attempt");
 	sb_canon_int(c, ch->attempt);
 	sb_canon_cstr(c, "bench");
@@ -158,6 +166,9 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 	sb_canon_array(c, nr);
 	for (k = 0; k < nr; k++)
 		sb_canon_cstr(c, sb_spec_result(spec, k));
+	/* the spec's directory, which sbagent gives the command ({spec_dir},
+	 * SB_SPEC_DIR); nil in a benchmark an older sbctl recorded */
+	sb_canon_key_cstr(c, "spec_dir", b->spec_dir);
 	sb_canon_cstr(c, "tasks");
 	sb_canon_array(c, ch->n);
 	for (t = 0; t < ch->n; t++) {
@@ -408,9 +419,10 @@ static void add(struct argv_builder *a, const char *fmt, ...)
 	a->v[a->n] = NULL;
 }
 
-char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunk *ch,
-			   const char *dependency, struct sb_error *err)
+char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chunks,
+			   const struct sb_chunk *ch, const char *dependency, struct sb_error *err)
 {
+	const struct sb_attempt_settings *set = &chunks->set;
 	const struct sb_slurm_options *o = sb_spec_slurm(b->spec);
 	struct argv_builder a = { 0 };
 	char out[PATH_MAX];
@@ -429,8 +441,8 @@ char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunk *ch,
 		add(&a, "--dependency=afterany:%s", dependency);
 	if (o->partition)
 		add(&a, "--partition=%s", o->partition);
-	if (o->time)
-		add(&a, "--time=%s", o->time);
+	if (set->time)
+		add(&a, "--time=%s", set->time);
 	if (o->mem)
 		add(&a, "--mem=%s", o->mem);
 	if (o->cpus_per_task)
@@ -443,8 +455,8 @@ char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunk *ch,
 		add(&a, "--ntasks=%" PRId64, o->ntasks);
 	if (o->constraint)
 		add(&a, "--constraint=%s", o->constraint);
-	for (i = 0; i < o->nextra; i++)
-		add(&a, "%s", o->extra[i]);
+	for (i = 0; i < set->nextra; i++)
+		add(&a, "%s", set->extra[i]);
 	add(&a, "%s", ch->script);
 	if (a.failed) {
 		sb_jobs_argv_free(a.v);
@@ -515,7 +527,8 @@ out:
 	return rc;
 }
 
-int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t throttle,
+int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
+			 const struct sb_attempt_settings *set,
 			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err)
 {
 	char path[PATH_MAX];
@@ -554,7 +567,7 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t thro
 	*found = SB_JOBS_PREPARED;
 	/* the maps were written by sb_jobs_layout: laying the same children out
 	 * again gives the same chunks */
-	rc = sb_jobs_layout(b, attempt, all, n, throttle, out, err);
+	rc = sb_jobs_layout(b, attempt, all, n, set, out, err);
 out:
 	free(all);
 	return rc;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ctl/bench.h"
+#include "ctl/settings.h"
 #include "sbench/error.h"
 
 struct sb_chunk {
@@ -25,12 +26,15 @@ struct sb_chunk {
 struct sb_chunks {
 	struct sb_chunk *v;
 	size_t n;
+	struct sb_attempt_settings set;  /* the attempt's sbatch settings (owned) */
 };
 
 /* Splits children (child indices, in order) into chunks of at most
- * b->max_array_size.  throttle 0 means none. */
+ * b->max_array_size, with the attempt's settings set (NULL: those of
+ * b->spec), copied into out->set. */
 int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *children,
-		   size_t n, int64_t throttle, struct sb_chunks *out, struct sb_error *err);
+		   size_t n, const struct sb_attempt_settings *set, struct sb_chunks *out,
+		   struct sb_error *err);
 
 void sb_chunks_release(struct sb_chunks *c);
 
@@ -45,7 +49,8 @@ enum sb_jobs_found {
 
 /* Reads back the chunks of an attempt from its task maps; *found says what
  * there was (out is empty unless SB_JOBS_PREPARED). */
-int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt, int64_t throttle,
+int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
+			 const struct sb_attempt_settings *set,
 			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err);
 
 /* The highest attempt with a jobs directory, or -1. */
@@ -76,11 +81,12 @@ int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
  * prepared again.  The caller holds the benchmark's lock. */
 int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb_error *err);
 
-/* The sbatch argument vector for a chunk (NULL-terminated, malloc'd strings
- * in a malloc'd array; free with sb_jobs_argv_free).  dependency: a job id
- * to run after (afterany), or NULL. */
-char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunk *ch,
-			   const char *dependency, struct sb_error *err);
+/* The sbatch argument vector for a chunk of chunks (NULL-terminated,
+ * malloc'd strings in a malloc'd array; free with sb_jobs_argv_free): the
+ * resources of b->spec, the time limit and extra options of chunks->set.
+ * dependency: a job id to run after (afterany), or NULL. */
+char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chunks,
+			   const struct sb_chunk *ch, const char *dependency, struct sb_error *err);
 void sb_jobs_argv_free(char **argv);
 
 #endif

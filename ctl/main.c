@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ "wait", cmd_wait, "wait until no child is pending or running" },
 	{ "list", cmd_list, "list the benchmarks the local index knows" },
 	{ "index", cmd_index, "rebuild the local index from benchmark directories" },
+	{ "forget", cmd_forget, "remove a benchmark from the local index (not its directory)" },
 };
 
 static void usage(FILE *out)

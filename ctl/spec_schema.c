@@ -270,7 +270,8 @@ static int param_name(struct ld *ld, const struct sb_ynode *k, struct sb_param *
 	if (!sb_spec_valid_ident(k->text))
 		return nerr(ld, k, "parameter name '%s' is not valid (letters, digits and _, not starting with a digit)",
 			    k->text);
-	if (!strcmp(k->text, "repeat") || !strcmp(k->text, "child"))
+	if (!strcmp(k->text, "repeat") || !strcmp(k->text, "child") ||
+	    !strcmp(k->text, SB_TMPL_SPEC_DIR_NAME))
 		return nerr(ld, k, "parameter name '%s' is reserved", k->text);
 	p->name = sb_arena_strndup(&ld->s->arena, k->text, k->len);
 	p->line = k->line;

@@ -51,7 +51,16 @@ int sb_tmpl_compile(struct sb_spec *s, int line, int col, const char *text, size
 			if (text[j] != '}' || nl == 0 || nl > SB_SPEC_MAX_NAME || !sb_spec_valid_ident(name))
 				return sb_spec_errorf(s, err, line, col, "invalid reference '%.*s' in template at offset %zu (write '{{' for a literal '{')",
 					    (int)(j - i + 1 < 24 ? j - i + 1 : 24), text + i, i);
-			if (!strcmp(name, "repeat")) {
+			if (!strcmp(name, SB_TMPL_SPEC_DIR_NAME)) {
+				/* resolved at run time by sbagent, never by sbctl: the
+				 * reference stays as it is written, in the resolved text
+				 * and so in the digests, which therefore do not depend
+				 * on where the spec lives */
+				memcpy(lit + o, text + i, j + 1 - i);
+				o += j + 1 - i;
+				i = j + 1;
+				continue;
+			} else if (!strcmp(name, "repeat")) {
 				ref.kind = SB_SEG_REPEAT;
 			} else if (!strcmp(name, "child")) {
 				ref.kind = SB_SEG_CHILD;

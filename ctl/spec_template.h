@@ -9,6 +9,12 @@
 
 #include "ctl/spec.h"
 
+/* {spec_dir}: the directory of the spec file, which sbagent puts in place
+ * at run time (in argv elements, the shell string, quoted, and env
+ * values); sbctl keeps the reference as written, so it is in no digest. */
+#define SB_TMPL_SPEC_DIR_NAME "spec_dir"
+#define SB_TMPL_SPEC_DIR "{spec_dir}"
+
 /* Compiles len bytes of text into t (in the spec's arena), resolving each
  * reference against the spec's parameters (loaded before); line and col
  * place the errors.  0, or -1 with err filled. */

@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <msgpack.h>
 
 #include "ctl/fsutil.h"
+#include "ctl/index.h"
+#include "ctl/reuse.h"
+#include "sbench/context.h"
 #include "ctl/status_internal.h"
 #include "ctl/subm.h"
 #include "proto/benchdir.h"
@@ -471,8 +475,10 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
 	st->children = calloc(st->n ? st->n : 1, sizeof(*st->children));
 	if (st->children == NULL)
 		return sb_errorf(err, "out of memory");
-	for (c = 0; c < st->n; c++)
+	for (c = 0; c < st->n; c++) {
 		st->children[c].index = c;
+		st->children[c].reused_index = -1;
+	}
 	return 0;
 }
 
@@ -538,6 +544,82 @@ static void classify_children(struct gather *g)
 	}
 }
 
+static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_error *err);
+
+/* Stage 5b, reuse: a child with no run of its own in this benchmark and a
+ * reuse record has the class of that record checked again (ctl/reuse.h):
+ * succeeded with the source's run as its latest attempt, or invalid, or
+ * missing when the source is gone. */
+static int apply_reuses(struct gather *g, struct sb_error *err)
+{
+	const char *path = g->o->ctx ? sb_ctx_index(g->o->ctx) : NULL;
+	struct sb_index *idx = NULL;
+	int rc = 0;
+
+	if (g->subm.nreuses == 0)
+		return 0;
+	/* the cached result hashes, as for the benchmark's own results */
+	if (path && (idx = sb_index_open(path, NULL, NULL)) != NULL && sb_index_begin(idx, NULL) < 0) {
+		sb_index_close(idx);
+		idx = NULL;
+	}
+	rc = reuse_children(g, idx, err);
+	sb_index_commit(idx, NULL);
+	sb_index_close(idx);
+	return rc;
+}
+
+/* apply_reuses with the index idx (may be NULL). */
+static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_error *err)
+{
+	struct sb_status *st = g->st;
+
+	for (size_t c = 0; c < st->n; c++) {
+		struct sb_child_status *ch = &st->children[c];
+		const struct sb_reuse *r = sb_subm_reuse_of(&g->subm, (int64_t)c);
+		struct sb_attempt_status *a;
+		enum sb_class cls;
+		char *reason;
+
+		if (ch->nattempts > 0 || r == NULL)
+			continue;
+		if (sb_reuse_verify(r, g->b->name, idx, g->o->rehash, &cls, &reason, err) < 0)
+			return -1;
+		if ((a = calloc(1, sizeof(*a))) == NULL || (ch->reused_dir = strdup(r->source_dir)) == NULL) {
+			free(a);
+			free(reason);
+			return sb_errorf(err, "out of memory");
+		}
+		ch->attempts = a;
+		ch->nattempts = 1;
+		ch->latest = a;
+		ch->reused_index = r->source_index;
+		a->attempt = r->source_attempt;
+		a->chunk = a->task = -1;
+		snprintf(a->job_id, sizeof(a->job_id), "%s", r->source_job ? r->source_job : "");
+		a->log.has_finish = true; /* the verified finish the record carries */
+		a->log.exit_code = r->exit_code;
+		a->verdict.cls = cls;
+		a->verdict.reason = reason ? reason : strdup("");
+		if (a->verdict.reason == NULL)
+			return sb_errorf(err, "out of memory");
+		if (cls == SB_CLASS_SUCCEEDED && r->nmetrics) {
+			if ((a->metrics = calloc(r->nmetrics, sizeof(*a->metrics))) == NULL)
+				return sb_errorf(err, "out of memory");
+			for (size_t m = 0; m < r->nmetrics; m++, a->nmetrics++) {
+				a->metrics[m] = r->metrics[m];
+				if ((a->metrics[m].name = strdup(r->metrics[m].name)) == NULL)
+					return sb_errorf(err, "out of memory");
+			}
+		}
+		st->counts[ch->cls]--;
+		ch->cls = cls;
+		ch->reason = a->verdict.reason;
+		st->counts[ch->cls]++;
+	}
+	return 0;
+}
+
 /* Stage 6, recording outcomes: the scheduler's final state of each attempt
  * that is over and has no outcome record yet, signed in submissions/, all
  * or nothing.  A full disk stops the recording, never the classification
@@ -581,6 +663,22 @@ static void gather_release(struct gather *g)
 	sb_key_cleanse(&g->key);
 }
 
+/* The counts into the local index, for `sbctl list`: a cache, so a
+ * failure loses nothing and is not reported. */
+static void remember_counts(const struct gather *g)
+{
+	const char *path = g->o->ctx ? sb_ctx_index(g->o->ctx) : NULL;
+	struct sb_index *idx = path ? sb_index_open(path, NULL, NULL) : NULL;
+	struct timespec ts;
+
+	if (idx == NULL)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sb_index_put_counts(idx, g->b->digest, g->st->counts,
+			    (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, NULL);
+	sb_index_close(idx);
+}
+
 int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		     struct sb_status *st, struct sb_error *err)
 {
@@ -600,12 +698,15 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 	if (collect_records(&g, err) < 0)
 		goto out;
 	classify_children(&g);
+	if (apply_reuses(&g, err) < 0)
+		goto out;
 	if (record_outcomes(&g, err) < 0)
 		goto out;
 	if (make_warnings(st) < 0) {
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	remember_counts(&g);
 	rc = 0;
 out:
 	/* evidence that cannot be read is a runtime failure, whatever the
@@ -651,6 +752,7 @@ void sb_status_release(struct sb_status *st)
 			free(a->log_rel);
 		}
 		free(st->children[c].attempts);
+		free(st->children[c].reused_dir);
 	}
 	free(st->children);
 	for (i = 0; i < st->ndups; i++)

@@ -54,6 +54,10 @@ struct sb_child_status {
 	struct sb_attempt_status *latest;   /* NULL: never in any attempt */
 	enum sb_class cls;
 	const char *reason;
+	/* reused from an earlier benchmark (ctl/reuse.h): its directory and
+	 * the child there (latest is then the source's run), else NULL, -1 */
+	char *reused_dir;
+	int64_t reused_index;
 };
 
 struct sb_proc_result;

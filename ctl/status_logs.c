@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctl/index.h"
+#include "ctl/resulthash.h"
 #include "ctl/status_internal.h"
 #include "proto/benchdir.h"
 #include "proto/filehash.h"
@@ -189,25 +190,14 @@ static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
 	return 0;
 }
 
-/* Streams the SHA-256 of a file; -1 when it cannot be read. */
-static int hash_file(const char *path, uint8_t out[SB_FILEHASH_LEN])
-{
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-		rc = sb_filehash_fd(fd, &sb, NULL, NULL, out, NULL) == 0 ? 0 : -1;
-	close(fd);
-	return rc;
-}
-
 /* Compares each hashed result of a verified exit-0 finish with the file now.
  * Paths are used whole, whatever their length (a spec may declare any
- * path); -1 only when out of memory. */
+ * path).  -1 with err when out of memory or a result cannot be read (an
+ * I/O error is no evidence either way: status fails rather than give a
+ * verdict). */
 static int check_results(struct sb_status *st, struct sb_index *idx, int64_t child,
-			 struct sb_attempt_status *a, const msgpack_object *results, bool rehash)
+			 struct sb_attempt_status *a, const msgpack_object *results, bool rehash,
+			 struct sb_error *err)
 {
 	struct sb_log_evidence *l = &a->log;
 	char run[PATH_MAX + 32]; /* "<dir>/runs/<child>": a directory path and 26 bytes */
@@ -216,21 +206,16 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 	if (results == NULL || results->type != MSGPACK_OBJECT_ARRAY)
 		return 0;
 	if (sb_bdir_run(run, sizeof(run), st->bench->dir, child) < 0)
-		return -1;
+		return sb_errorf(err, "benchmark directory path '%s' is too long", st->bench->dir);
 	for (i = 0; i < results->via.array.size; i++) {
 		const msgpack_object *r = &results->via.array.ptr[i];
 		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
 		const msgpack_object *sha_o = sb_mp_get(r, "sha256");
 		char *path = NULL, *full = NULL, now_hex[65];
-		uint8_t sha[32];
-		struct stat sb;
-		struct sb_index_file_stamp stamp;
-		int cached = 0, rc = 0;
+		int got, rc = 0;
 
-		if (dup_str(r, "path", &path) < 0)
-			return -1;
-		if (path == NULL && (path = strdup("")) == NULL)
-			return -1;
+		if (dup_str(r, "path", &path) < 0 || (path == NULL && (path = strdup("")) == NULL))
+			return sb_errorf(err, "out of memory");
 		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
 			rc = note(&l->not_ok, "result '%s' was missing at finish", path);
 		} else if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
@@ -240,27 +225,17 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
 			    : asprintf(&full, "%s/%s", run, path)) < 0) {
 			full = NULL;
+			rc = sb_errorf(err, "out of memory");
+		} else if ((got = sb_result_hash(full, idx, rehash, now_hex, err)) < 0) {
 			rc = -1;
-		} else if (lstat(full, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		} else if (got == 1) {
 			rc = note(&l->changed, "result '%s' is gone since the verified finish", path);
-		} else {
-			stamp = (struct sb_index_file_stamp){
-				sb.st_size, (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
-				(int64_t)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec, (uint64_t)sb.st_ino,
-			};
-			if (!rehash && idx)
-				cached = sb_index_get_hash(idx, full, &stamp, sha, NULL) == 1;
-			if (!cached && hash_file(full, sha) < 0) {
-				rc = note(&l->changed, "result '%s' cannot be read now", path);
-			} else {
-				if (!cached && idx)
-					sb_index_put_hash(idx, full, &stamp, sha, NULL);
-				sb_hex_encode(sha, 32, now_hex);
-				if (memcmp(now_hex, sha_o->via.str.ptr, 64) != 0)
-					rc = note(&l->changed, "result '%s' changed after the verified finish "
-						  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
-			}
+		} else if (memcmp(now_hex, sha_o->via.str.ptr, 64) != 0) {
+			rc = note(&l->changed, "result '%s' changed after the verified finish "
+				  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
 		}
+		if (rc < 0 && err && err->msg[0] == '\0')
+			sb_errorf(err, "out of memory");
 		free(path);
 		free(full);
 		if (rc < 0)
@@ -279,6 +254,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 	struct sb_log_expect ex = { .id = &want };
 	char *path;
 	struct sb_log_result *r;
+	struct sb_error why = { 0 };
 	struct stat sb;
 	uint64_t count;
 	size_t i, nv;
@@ -325,7 +301,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 				 (int)mer->via.str.size, mer->via.str.ptr) < 0)
 				rc = -1;
 			if (rc == 0 && a->log.exit_code == 0 && !(a->log.error && a->log.error[0]))
-				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash);
+				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash, &why);
 		}
 	}
 	/* remember the verified head: a later, shorter log is a rollback */
@@ -333,6 +309,8 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 	    sb_log_result_head(r, &head) == 0 && (!have_head || head.count > count))
 		sb_index_put_head(idx, st->bench->digest, rel, head.count, head.tag, NULL);
 	sb_log_result_destroy(r);
+	if (rc < 0 && why.msg[0])
+		return sb_errorf(err, "%s", why.msg);
 	return rc < 0 ? sb_errorf(err, "out of memory reading log '%s'", rel) : 0;
 }
 

@@ -129,6 +129,17 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 					  ? a->sched.row.exit_signal : -1);
 		sb_json_key(&j, "log");
 		sb_json_str(&j, a && a->log_rel ? a->log_rel : NULL);
+		sb_json_key(&j, "reused_from"); /* docs/sbctl-submit.md "Reuse" */
+		if (ch->reused_dir) {
+			sb_json_obj_begin(&j);
+			sb_json_key(&j, "dir");
+			sb_json_str(&j, ch->reused_dir);
+			sb_json_key(&j, "index");
+			sb_json_int(&j, ch->reused_index);
+			sb_json_obj_end(&j);
+		} else {
+			sb_json_null(&j);
+		}
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < ch->nattempts; k++) {

@@ -10,6 +10,7 @@
 
 #include "ctl/canon.h"
 #include "ctl/subm.h"
+#include "ctl/reuse.h"
 
 static const char *const type_names[] = {
 	[SB_SUBM_INTENT] = "intent",
@@ -57,6 +58,84 @@ static int64_t as_int(const msgpack_object *o)
 	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
 		return (int64_t)o->via.u64;
 	return -1;
+}
+
+static int push_settings(struct sb_subm *s, const struct sb_subm_settings *x, struct sb_error *err)
+{
+	struct sb_subm_settings *v = realloc(s->settings, (s->nsettings + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return sb_errorf(err, "out of memory");
+	s->settings = v;
+	s->settings[s->nsettings++] = *x;
+	return 0;
+}
+
+static char *dup_str(const msgpack_object *o, bool *failed)
+{
+	char *d;
+
+	if (o->type != MSGPACK_OBJECT_STR)
+		return NULL;
+	if ((d = strndup(o->via.str.ptr, o->via.str.size)) == NULL)
+		*failed = true;
+	return d;
+}
+
+/* A settings record into s; 0 when rec is none. */
+static int decode_settings(const struct sb_log_record *rec, struct sb_subm *s, struct sb_error *err)
+{
+	const msgpack_object *p = &rec->payload;
+	struct sb_subm_settings x = { .time_ns = rec->time_ns, .attempt = -1 };
+	bool failed = false;
+	uint32_t i, k;
+
+	if (strcmp(rec->type, "settings") != 0 || p->type != MSGPACK_OBJECT_MAP)
+		return 0;
+	for (i = 0; i < p->via.map.size; i++) {
+		const msgpack_object *key = &p->via.map.ptr[i].key, *v = &p->via.map.ptr[i].val;
+		char name[32] = "";
+
+		copy_str(key, name, sizeof(name));
+		if (!strcmp(name, "attempt_index"))
+			x.attempt = as_int(v);
+		else if (!strcmp(name, "array_throttle"))
+			x.set.throttle = as_int(v) < 0 ? 0 : as_int(v);
+		else if (!strcmp(name, "time_limit") && x.set.time == NULL)
+			x.set.time = dup_str(v, &failed);
+		else if (!strcmp(name, "extra") && v->type == MSGPACK_OBJECT_ARRAY && x.set.extra == NULL &&
+			 v->via.array.size > 0) {
+			x.set.extra = calloc(v->via.array.size, sizeof(*x.set.extra));
+			failed |= x.set.extra == NULL;
+			for (k = 0; x.set.extra && k < v->via.array.size; k++)
+				if ((x.set.extra[x.set.nextra] = dup_str(&v->via.array.ptr[k], &failed)))
+					x.set.nextra++;
+		}
+	}
+	if (failed || x.attempt < 0 || push_settings(s, &x, NULL) < 0) {
+		sb_settings_release(&x.set);
+		return failed ? sb_errorf(err, "out of memory") : 1;
+	}
+	return 1;
+}
+
+/* A reuse record into s; 0 when rec is none (or not a well-formed one:
+ * then the child is simply not reused). */
+static int decode_reuse(const struct sb_log_record *rec, struct sb_subm *s, struct sb_error *err)
+{
+	struct sb_reuse r, *v;
+
+	if (strcmp(rec->type, "reuse") != 0 || rec->payload.type != MSGPACK_OBJECT_MAP)
+		return 0;
+	if (sb_reuse_decode(&rec->payload, rec->time_ns, &r) < 0)
+		return 1;
+	if ((v = realloc(s->reuses, (s->nreuses + 1) * sizeof(*v))) == NULL) {
+		sb_reuse_release(&r);
+		return sb_errorf(err, "out of memory");
+	}
+	s->reuses = v;
+	s->reuses[s->nreuses++] = r;
+	return 1;
 }
 
 /* Fills e from a record; 0 when the record is not a submissions record. */
@@ -118,6 +197,22 @@ static int by_time(const void *a, const void *b)
 	return strcmp(x->error, y->error);
 }
 
+static int settings_by_time(const void *a, const void *b)
+{
+	const struct sb_subm_settings *x = a, *y = b;
+	int c = cmp_int(x->time_ns, y->time_ns);
+
+	return c ? c : cmp_int(x->attempt, y->attempt);
+}
+
+static int reuse_by_time(const void *a, const void *b)
+{
+	const struct sb_reuse *x = a, *y = b;
+	int c = cmp_int(x->time_ns, y->time_ns);
+
+	return c ? c : cmp_int(x->child, y->child);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -141,7 +236,9 @@ static int read_one(const char *path, struct sb_log_verifier *v, const struct sb
 	}
 	for (i = 0; i < sb_log_result_verified(r); i++) {
 		struct sb_subm_entry e;
-		if (decode(sb_log_result_record(r, i), &e) && push(out, &e, err) < 0) {
+		const struct sb_log_record *rec = sb_log_result_record(r, i);
+		if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
+		    (decode(rec, &e) && push(out, &e, err) < 0)) {
 			sb_log_result_destroy(r);
 			return -1;
 		}
@@ -209,6 +306,10 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 	}
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_time);
+	if (out->nsettings > 1)
+		qsort(out->settings, out->nsettings, sizeof(*out->settings), settings_by_time);
+	if (out->nreuses > 1)
+		qsort(out->reuses, out->nreuses, sizeof(*out->reuses), reuse_by_time);
 	return 0;
 }
 
@@ -217,7 +318,52 @@ void sb_subm_release(struct sb_subm *s)
 	if (s == NULL)
 		return;
 	free(s->v);
+	for (size_t i = 0; i < s->nsettings; i++)
+		sb_settings_release(&s->settings[i].set);
+	free(s->settings);
+	for (size_t i = 0; i < s->nreuses; i++)
+		sb_reuse_release(&s->reuses[i]);
+	free(s->reuses);
 	memset(s, 0, sizeof(*s));
+}
+
+const struct sb_reuse *sb_subm_reuse_of(const struct sb_subm *s, int64_t child)
+{
+	for (size_t i = s->nreuses; i-- > 0;)
+		if (s->reuses[i].child == child)
+			return &s->reuses[i];
+	return NULL;
+}
+
+
+const struct sb_attempt_settings *sb_subm_settings_of(const struct sb_subm *s, int64_t attempt)
+{
+	const struct sb_attempt_settings *base = NULL;
+
+	for (size_t i = s->nsettings; i-- > 0;) {
+		if (s->settings[i].attempt == attempt)
+			return &s->settings[i].set;
+		if (s->settings[i].attempt == 0 && base == NULL)
+			base = &s->settings[i].set;
+	}
+	return base;
+}
+
+bool sb_subm_any_accepted(const struct sb_subm *s, int64_t attempt)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sb_subm_entry *e = &s->v[i], *f;
+		if (attempt >= 0 && e->attempt != attempt)
+			continue;
+		if (e->type == SB_SUBM_SUBMITTED)
+			return true;
+		if (e->type != SB_SUBM_INTENT)
+			continue;
+		f = sb_subm_find(s, SB_SUBM_SUBMIT_FAILED, e->attempt, e->chunk);
+		if (f == NULL || f->time_ns < e->time_ns)
+			return true;
+	}
+	return false;
 }
 
 const struct sb_subm_entry *sb_subm_find(const struct sb_subm *s, enum sb_subm_type type,
@@ -426,6 +572,69 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 	clock_gettime(CLOCK_REALTIME, &ts);
 	copy.time_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	return push(s, &copy, err);
+}
+
+int sb_subm_append_settings(struct sb_subm_writer *w, int64_t attempt,
+			    const struct sb_attempt_settings *set, struct sb_subm *s,
+			    struct sb_error *err)
+{
+	struct sb_subm_settings x = { .attempt = attempt };
+	struct sb_canon c;
+	struct timespec ts;
+	int rc;
+
+	if (w->w == NULL && open_log(w, err) < 0) {
+		w->failed = true;
+		return -1;
+	}
+	sb_canon_init(&c, 1 << 20);
+	sb_canon_map(&c, 3 + (set->time != NULL));
+	sb_canon_cstr(&c, "array_throttle");
+	sb_canon_int(&c, set->throttle);
+	sb_canon_cstr(&c, "attempt_index");
+	sb_canon_int(&c, attempt);
+	sb_canon_cstr(&c, "extra");
+	sb_canon_array(&c, set->nextra);
+	for (size_t i = 0; i < set->nextra; i++)
+		sb_canon_cstr(&c, set->extra[i]);
+	if (set->time) {
+		/* not "time": the JSON view of a record has the envelope's time */
+		sb_canon_cstr(&c, "time_limit");
+		sb_canon_cstr(&c, set->time);
+	}
+	rc = c.failed ? sb_errorf(err, "settings record too large")
+		      : sb_log_writer_append(w->w, "settings", c.buf, c.len, err);
+	sb_canon_release(&c);
+	w->failed |= rc < 0;
+	if (rc < 0 || s == NULL)
+		return rc;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x.time_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (sb_settings_copy(set, &x.set, err) < 0)
+		return -1;
+	if (push_settings(s, &x, err) < 0) {
+		sb_settings_release(&x.set);
+		return -1;
+	}
+	return 0;
+}
+
+int sb_subm_append_reuse(struct sb_subm_writer *w, const struct sb_reuse *r, struct sb_error *err)
+{
+	struct sb_canon c;
+	int rc;
+
+	if (w->w == NULL && open_log(w, err) < 0) {
+		w->failed = true;
+		return -1;
+	}
+	sb_canon_init(&c, 1 << 24);
+	sb_reuse_encode(r, &c);
+	rc = c.failed ? sb_errorf(err, "reuse record too large")
+		      : sb_log_writer_append(w->w, "reuse", c.buf, c.len, err);
+	sb_canon_release(&c);
+	w->failed |= rc < 0;
+	return rc;
 }
 
 void sb_subm_writer_set_batch(struct sb_subm_writer *w)

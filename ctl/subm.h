@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ctl/bench.h"
+#include "ctl/settings.h"
 #include "sbench/key.h"
 #include "sbench/log.h"
 
@@ -36,10 +37,22 @@ struct sb_subm_entry {
 	char error[256];        /* submit_failed */
 };
 
+/* A settings record: the sbatch settings of an attempt outside the
+ * identity (ctl/settings.h), when they are not the recorded spec's. */
+struct sb_subm_settings {
+	int64_t time_ns;
+	int64_t attempt;
+	struct sb_attempt_settings set;
+};
+
 struct sb_subm {
 	struct sb_subm_entry *v;
 	size_t n, cap;
 	size_t files;            /* logs read */
+	struct sb_subm_settings *settings;  /* by time */
+	size_t nsettings;
+	struct sb_reuse *reuses; /* reuse records (ctl/reuse.h), by time */
+	size_t nreuses;
 };
 
 /* Reads and verifies every log in b's submissions/.  A log that does not
@@ -61,6 +74,17 @@ void sb_subm_release(struct sb_subm *s);
  * sb_subm_append count as the latest. */
 const struct sb_subm_entry *sb_subm_find(const struct sb_subm *s, enum sb_subm_type type,
 					 int64_t attempt, int64_t chunk);
+
+/* The settings attempt is submitted with: the latest settings record of
+ * the attempt, else the latest of attempt 0 (the benchmark's own, when a
+ * corrected spec replaced the refused one), else NULL (the recorded
+ * spec's). */
+const struct sb_attempt_settings *sb_subm_settings_of(const struct sb_subm *s, int64_t attempt);
+
+/* Whether any array of attempt (-1: of any attempt) may have been
+ * accepted: a submitted record, or an intent that no submit_failed record
+ * settled after it. */
+bool sb_subm_any_accepted(const struct sb_subm *s, int64_t attempt);
 
 /* A chunk submitted more than once: two or more different job ids recorded
  * `submitted` for the same (attempt, chunk).  However it came about (an
@@ -98,6 +122,18 @@ void sb_subm_writer_set_batch(struct sb_subm_writer *w);
  * see it. */
 int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,
 		   struct sb_error *err);
+struct sb_reuse;
+/* The latest reuse record of child, or NULL. */
+const struct sb_reuse *sb_subm_reuse_of(const struct sb_subm *s, int64_t child);
+
+/* Appends a reuse record (synced); not added to any struct sb_subm. */
+int sb_subm_append_reuse(struct sb_subm_writer *w, const struct sb_reuse *r, struct sb_error *err);
+
+/* Appends a settings record for attempt (synced), and adds it to s when
+ * not NULL. */
+int sb_subm_append_settings(struct sb_subm_writer *w, int64_t attempt,
+			    const struct sb_attempt_settings *set, struct sb_subm *s,
+			    struct sb_error *err);
 int sb_subm_writer_close(struct sb_subm_writer *w, struct sb_error *err);
 
 /* Closes w like sb_subm_writer_close, but when one of its appends or the

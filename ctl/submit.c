@@ -14,6 +14,7 @@
 #include "ctl/index.h"
 #include "ctl/jobs.h"
 #include "ctl/proc.h"
+#include "ctl/reuse.h"
 #include "ctl/submit.h"
 #include "ctl/subm.h"
 #include "proto/util.h"
@@ -176,13 +177,13 @@ enum sbatch_outcome {
  * that arrives lets sbatch finish, within SB_SUBMIT_INTERRUPT_WAIT_MS, and
  * is reported in *interrupted).  err gets Slurm's message unless
  * submitted. */
-static enum sbatch_outcome run_sbatch(const struct sb_bench *b, const struct sb_chunk *ch,
-				      const char *dep, char *job_id, size_t size, int *interrupted,
+static enum sbatch_outcome run_sbatch(const struct sb_bench *b, const struct sb_chunks *chunks,
+				      const struct sb_chunk *ch, const char *dep, char *job_id, size_t size, int *interrupted,
 				      struct sb_error *err)
 {
 	struct sb_proc_opts o = { .max_output = 1 << 16, .timeout_ms = SBATCH_TIMEOUT_MS,
 				  .interrupt_wait_ms = SB_SUBMIT_INTERRUPT_WAIT_MS };
-	char **argv = sb_jobs_sbatch_argv(b, ch, dep, err);
+	char **argv = sb_jobs_sbatch_argv(b, chunks, ch, dep, err);
 	enum sbatch_outcome out = SBATCH_SUBMITTED;
 	struct sb_proc_result r;
 	char line[512];
@@ -226,7 +227,7 @@ static const char *signal_name(int sig)
  * signals deferred throughout so that the outcome is on disk before
  * sbctl stops.  0 with *job_id set (*now: submitted by this call), or -1;
  * *interrupted gets an interrupt signal that arrived. */
-static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_t k, size_t nchunks,
+static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, size_t k,
 		      const char *dep, const struct sb_subm_entry *intent, int window_ms,
 		      struct sb_subm_writer *w, struct sb_subm *subm, char *job_id, size_t size,
 		      bool *recovered, bool *now, int *interrupted, struct sb_error *err)
@@ -234,6 +235,8 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_
 	struct sb_subm_entry e;
 	struct sb_error why = { 0 };
 	enum sbatch_outcome out;
+	const struct sb_chunk *ch = &chunks->v[k];
+	size_t nchunks = chunks->n;
 	struct timespec ts;
 	sigset_t saved;
 	int found, sig;
@@ -265,7 +268,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_
 		*interrupted = sb_proc_resume_interrupts(&saved);
 		return -1;
 	}
-	out = run_sbatch(b, ch, dep, job_id, size, interrupted, &why);
+	out = run_sbatch(b, chunks, ch, dep, job_id, size, interrupted, &why);
 	if (out == SBATCH_UNKNOWN && *interrupted) {
 		/* sbctl was asked to stop and sbatch did not end in time: leave
 		 * the intent unresolved, the next submit looks the job up */
@@ -292,8 +295,11 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunk *ch, size_
 			sig = sb_proc_resume_interrupts(&saved);
 			if (*interrupted == 0)
 				*interrupted = sig;
-			return sb_errorf(err, "sbatch failed for chunk %zu of %zu ('%s'): %s", k + 1,
-					 nchunks, ch->name, why.msg);
+			return sb_errorf(err, "sbatch failed for chunk %zu of %zu ('%s'): %s%s", k + 1,
+					 nchunks, ch->name, why.msg, out != SBATCH_REFUSED || k > 0 ? ""
+					 : ch->attempt == 0 ? " (nothing of the benchmark was accepted: a "
+					 "corrected spec submitted again is submitted with its settings)"
+					 : " (a rerun with another --time replaces the refused one)");
 		}
 		e.recovered = *recovered = true;
 	}
@@ -320,7 +326,7 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 	struct sb_subm_writer *w = NULL;
 	struct sb_key key;
 	char prev[64] = "";
-	bool throttled = sb_spec_slurm(b->spec)->array_throttle > 0, fresh = true;
+	bool throttled = chunks->set.throttle > 0, fresh = true;
 	size_t k;
 	int rc = 0, window_ms = lookup_window_ms(ctx);
 
@@ -357,7 +363,7 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 		fresh = false;
 		/* an intent whose sbatch said no, or whose job the window did not
 		 * find, is settled: one look is enough */
-		rc = submit_one(b, ch, k, chunks->n, throttled && prev[0] ? prev : NULL, intent,
+		rc = submit_one(b, chunks, k, throttled && prev[0] ? prev : NULL, intent,
 				failed && intent && failed->time_ns >= intent->time_ns ? 0 : window_ms,
 				w, &subm, job_id, sizeof(job_id), &recovered, &now, &res->interrupted, err);
 		if (rc == 0)
@@ -387,7 +393,7 @@ void sb_submit_print_dry_run(FILE *out, const struct sb_bench *b, const struct s
 	fprintf(out, "directory %s (not created: --dry-run)\n", b->dir);
 	for (k = 0; k < chunks->n; k++) {
 		const struct sb_chunk *ch = &chunks->v[k];
-		char **argv = sb_jobs_sbatch_argv(b, ch, k > 0 && sb_spec_slurm(b->spec)->array_throttle > 0
+		char **argv = sb_jobs_sbatch_argv(b, chunks, ch, k > 0 && chunks->set.throttle > 0
 						  ? "<job id of chunk before>" : NULL, NULL);
 		char *script = sb_jobs_script(b, ch, agent);
 
@@ -446,10 +452,11 @@ static int lock_bench(const struct sb_bench *b, const struct sb_ctx *ctx, bool *
 
 static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
 {
-	struct sb_index_bench ib = { b->name, (char *)b->digest, b->dir, b->created_ns };
+	struct sb_index_bench ib;
 	struct sb_error err = { 0 };
 	struct sb_index *idx = sb_index_open(ctx ? sb_ctx_index(ctx) : NULL, NULL, &err);
 
+	sb_bench_index_entry(b, &ib);
 	if (idx == NULL || sb_index_put_bench(idx, &ib, &err) < 0) {
 		sb_ctx_warn(ctx, "warning: %s (the benchmark is fine; 'sbctl index --rebuild' "
 			    "can add it later)", err.msg);
@@ -457,6 +464,154 @@ static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
 		return -1;
 	}
 	sb_index_close(idx);
+	return 0;
+}
+
+/* Under the benchmark's lock: the settings attempt 0 is submitted with
+ * into *out, and the differences of the edited spec from the benchmark's
+ * into res.  A new benchmark has its spec's; one none of whose arrays may
+ * have been accepted takes the edited spec's (a settings record of attempt
+ * 0 says so when they are not the record's: benchmark.msgpack is never
+ * rewritten); any other keeps its own. */
+static int submit_settings(const struct sb_bench *b, const struct sb_spec *edited, bool existed,
+			   struct sb_attempt_settings *out, struct sb_submit_result *res,
+			   struct sb_error *err)
+{
+	struct sb_attempt_settings own = { 0 };
+	const struct sb_attempt_settings *base, *have;
+	struct sb_subm_writer *w;
+	struct sb_subm subm;
+	struct sb_key key;
+	bool accepted;
+	int rc = 0;
+
+	if (!existed)
+		return sb_settings_from_spec(edited, out, err);
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	accepted = sb_subm_any_accepted(&subm, -1);
+	base = sb_subm_settings_of(&subm, 0);
+	rc = sb_settings_diff(b->spec, base, edited, !accepted, b->name, &res->diffs, err);
+	if (rc == 0 && base == NULL)
+		rc = sb_settings_from_spec(b->spec, &own, err);
+	have = base ? base : &own;
+	if (rc == 0 && accepted)
+		rc = sb_settings_copy(have, out, err);
+	else if (rc == 0 && (rc = sb_settings_from_spec(edited, out, err)) == 0 &&
+		 !sb_settings_equal(out, have)) {
+		/* nothing was accepted: the corrected spec's settings replace the
+		 * refused ones, on record before any sbatch runs with them */
+		res->settings_taken = true;
+		if ((w = sb_subm_writer_create(b, &key, err)) == NULL)
+			rc = -1;
+		if (rc == 0)
+			rc = sb_subm_append_settings(w, 0, out, NULL, err);
+		if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+			rc = -1;
+		if (rc < 0)
+			sb_settings_release(out);
+	}
+	sb_settings_release(&own);
+	sb_subm_release(&subm);
+	sb_key_cleanse(&key);
+	return rc;
+}
+
+/* The differences of an edited spec, and settings it made the benchmark
+ * take, as warnings. */
+static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_result *res)
+{
+	for (size_t d = 0; d < res->diffs.n; d++) {
+		const struct sb_setting_diff *x = &res->diffs.v[d];
+		sb_ctx_warn(ctx, "warning: the spec changes %s from %s to %s, which benchmark %s (%.12s) "
+			    "does not take: %s", x->key, x->stored, x->spec, res->name, res->digest,
+			    x->advice);
+	}
+	if (res->settings_taken)
+		sb_ctx_warn(ctx, "none of the job arrays of %s (%.12s) was accepted before: it is "
+			    "submitted with the spec's sbatch settings now", res->name, res->digest);
+}
+
+/* Under the lock of b, just created: the children proven in earlier
+ * benchmarks (ctl/reuse.h), each recorded, signed, before any job of the
+ * benchmark is written. */
+static int record_reuses(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
+			 struct sb_error *err)
+{
+	struct sb_subm_writer *w = NULL;
+	struct sb_reuses found;
+	struct sb_key key;
+	int rc = 0;
+
+	if (sb_reuse_find(ctx, b, from, false, &found, err) < 0)
+		return -1;
+	if (found.n > 0 && sb_bench_load_key(b, &key, err) == 0) {
+		w = sb_subm_writer_create(b, &key, err);
+		for (size_t i = 0; w && rc == 0 && i < found.n; i++)
+			rc = sb_subm_append_reuse(w, &found.v[i], err);
+		if (w == NULL || sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+			rc = -1;
+		sb_key_cleanse(&key);
+	} else if (found.n > 0) {
+		rc = -1;
+	}
+	sb_reuses_release(&found);
+	return rc;
+}
+
+/* A dry run of a new benchmark: what it would reuse (its sources'
+ * statuses record nothing) taken out of children[0..*n). */
+static int dry_run_reuse(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
+			 size_t *children, size_t *n, size_t *reused, struct sb_error *err)
+{
+	struct sb_reuses found;
+	size_t i, k = 0, r = 0;
+
+	if (sb_reuse_find(ctx, b, from, true, &found, err) < 0)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		while (r < found.n && found.v[r].child < (int64_t)children[i])
+			r++;
+		if (r < found.n && found.v[r].child == (int64_t)children[i])
+			continue;
+		children[k++] = children[i];
+	}
+	*reused = *n - k;
+	*n = k;
+	sb_reuses_release(&found);
+	return 0;
+}
+
+int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, size_t *n,
+				size_t *reused, struct sb_error *err)
+{
+	struct sb_subm subm;
+	struct sb_key key;
+	size_t i, k = 0;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	sb_key_cleanse(&key);
+	free(*children);
+	if ((*children = malloc((b->children ? b->children : 1) * sizeof(**children))) == NULL) {
+		sb_subm_release(&subm);
+		return sb_errorf(err, "out of memory");
+	}
+	for (i = 0; i < b->children; i++)
+		if (sb_subm_reuse_of(&subm, (int64_t)i) == NULL)
+			(*children)[k++] = i;
+	*n = k;
+	if (reused)
+		*reused = b->children - k;
+	sb_subm_release(&subm);
 	return 0;
 }
 
@@ -474,9 +629,11 @@ static void keep_dry_run(struct sb_submit_result *res, struct sb_bench **b, stru
 }
 
 /* sb_submit into the caller's res (see include/sbench/submit.h). */
-static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry_run,
-		       struct sb_submit_result *res, struct sb_error *err)
+static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
+		       const struct sb_submit_opts *opts, struct sb_submit_result *res,
+		       struct sb_error *err)
 {
+	bool dry_run = opts && opts->dry_run;
 	struct sb_provenance prov;
 	struct sb_slurm_config cfg;
 	struct sb_error warn = { 0 };
@@ -485,7 +642,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 	struct sb_bench *b = NULL;
 	struct sb_chunks chunks = { 0 };
 	size_t *all = NULL, i, n;
-	char *source = NULL, *agent = NULL, *dir = NULL;
+	char *source = NULL, *agent = NULL, *dir = NULL, *spec_dir = NULL, *problem;
 	size_t len;
 	int existed = 0, rc = -1;
 
@@ -499,6 +656,16 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 	spec = sb_spec_load_buffer(source, len, spec_path, err);
 	plan = spec ? sb_plan_create(spec, err) : NULL;
 	if (plan == NULL) {
+		sb_spec_destroy(spec);
+		free(source);
+		return -1;
+	}
+	/* a command that names a file next to the spec finds none in its run
+	 * directory: refused before anything is made */
+	if ((problem = sb_submit_cwd_problem(plan, spec_path)) != NULL) {
+		sb_error_set(err, SB_ERR_INPUT, "%s", problem);
+		free(problem);
+		sb_plan_destroy(plan);
 		sb_spec_destroy(spec);
 		free(source);
 		return -1;
@@ -520,17 +687,19 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 				  sb_plan_benchmark_digest_hex(plan), err)) == NULL)
 			goto out;
 		b->name = strdup(sb_spec_name(spec));
+		b->tag = sb_spec_tag(spec) ? strdup(sb_spec_tag(spec)) : NULL;
 		b->children = sb_plan_count(plan);
 		b->max_array_size = cfg.max_array_size;
 		b->kill_wait = cfg.kill_wait;
 	} else {
 		struct sb_bench_new bn = { spec_path, source, len, plan, sb_ctx_root(ctx),
-					   &cfg, &prov };
+					   &cfg, &prov, NULL };
 		char *guess = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 					       sb_plan_benchmark_digest_hex(plan), NULL);
 		/* creating the directory takes the lock too: look before */
 		res->waited = guess && lock_is_held(guess, ctx);
 		free(guess);
+		bn.spec_dir = spec_dir = sb_spec_dir_of(spec_path);
 		int made = sb_bench_create(&bn, &dir, &existed, err);
 		if (made == -2)
 			sb_error_recode(err, SB_ERR_INPUT); /* a refused directory, as everywhere */
@@ -545,26 +714,38 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 			  b->digest, sb_plan_benchmark_digest_hex(plan));
 		goto out;
 	}
-	b->spec = spec;   /* b owns them from here on */
-	b->plan = plan;
-	spec = NULL;
-	plan = NULL;
+	if (existed) {
+		/* the record's spec drives the jobs (its heartbeat is the one status
+		 * judges by); the edited one is compared with it */
+		sb_plan_destroy(plan);
+		plan = NULL;
+		if (sb_bench_plan(b, err) < 0)
+			goto out;
+	} else {
+		b->spec = spec;   /* b owns them from here on */
+		b->plan = plan;
+		spec = NULL;
+		plan = NULL;
+	}
 	res->dir = strdup(b->dir);
 	res->name = strdup(b->name);
 	memcpy(res->digest, b->digest, 65);
 
 	n = b->children;
-	all = malloc(n * sizeof(*all));
+	all = malloc((n ? n : 1) * sizeof(*all));
 	if (all == NULL || res->dir == NULL || res->name == NULL) {
 		sb_errorf(err, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++)
 		all[i] = i;
-	if (sb_jobs_layout(b, 0, all, n, sb_spec_slurm(b->spec)->array_throttle, &chunks, err) < 0)
-		goto out;
-	res->nchunks = chunks.n;
 	if (dry_run) {
+		if (!(opts && opts->no_reuse) && access(b->dir, F_OK) != 0 &&
+		    dry_run_reuse(ctx, b, opts ? opts->reuse_from : NULL, all, &n, &res->reused, err) < 0)
+			goto out;
+		if (n > 0 && sb_jobs_layout(b, 0, all, n, NULL, &chunks, err) < 0)
+			goto out;
+		res->nchunks = chunks.n;
 		keep_dry_run(res, &b, &chunks, &agent);
 		rc = 0;
 		goto out;
@@ -573,13 +754,34 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path, bool dry
 		/* under the lock: a concurrent submit of the same benchmark waits,
 		 * then finds every chunk submitted (already_submitted, with the
 		 * other's job ids) or resumes what the other left */
+		struct sb_attempt_settings set = { 0 };
 		int lock = lock_bench(b, ctx, &res->waited, err);
 		if (lock < 0)
 			goto out;
-		res->resumable = true;
-		rc = sb_jobs_write(b, &chunks, agent, err);
+		rc = 0;
+		if (!existed && !(opts && opts->no_reuse))
+			rc = record_reuses(ctx, b, opts ? opts->reuse_from : NULL, err);
+		else if (existed && opts && opts->reuse_from)
+			sb_ctx_warn(ctx, "warning: --reuse-from is not used: benchmark %s (%.12s) exists, and "
+				    "what it reuses was decided when it was created", b->name, b->digest);
 		if (rc == 0)
-			rc = submit_chunks(ctx, b, &chunks, res, err);
+			rc = submit_settings(b, existed ? spec : b->spec, existed, &set, res, err);
+		if (rc == 0)
+			warn_settings(ctx, res);
+		if (rc == 0)
+			rc = sb_submit_attempt0_children(b, &all, &n, &res->reused, err);
+		if (rc == 0 && n > 0)
+			rc = sb_jobs_layout(b, 0, all, n, &set, &chunks, err);
+		sb_settings_release(&set);
+		res->nchunks = chunks.n;
+		if (rc == 0 && n > 0) {
+			res->resumable = true;
+			rc = sb_jobs_write(b, &chunks, agent, err);
+			if (rc == 0)
+				rc = submit_chunks(ctx, b, &chunks, res, err);
+		} else if (rc == 0) {
+			res->already_submitted = existed; /* every child is reused */
+		}
 		close(lock);
 	}
 out:
@@ -590,6 +792,7 @@ out:
 	free(all);
 	free(agent);
 	free(dir);
+	free(spec_dir);
 	free(source);
 	return rc;
 }
@@ -604,6 +807,7 @@ void sb_submit_result_release(struct sb_submit_result *res)
 		free(res->jobs[i].children);
 	free(res->jobs);
 	sb_subm_dups_release(res->dups, res->ndups);
+	sb_setting_diffs_release(&res->diffs);
 	free(res->dir);
 	free(res->name);
 	free(res->classes);
@@ -622,7 +826,7 @@ int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_s
 	*res = NULL;
 	if (r == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	rc = submit_spec(ctx, spec_path, opts && opts->dry_run, r, err);
+	rc = submit_spec(ctx, spec_path, opts, r, err);
 	r->kind = SB_SUBMIT_KIND_SUBMIT;
 	if (rc == 0 || r->dir)
 		*res = r;  /* on failure: what was done, for "run it again to continue" */
@@ -642,32 +846,42 @@ static int result_header(struct sb_submit_result *res, const struct sb_bench *b,
 	return 0;
 }
 
-/* What submissions/ holds for attempt: *complete when every chunk of
- * chunks has a submitted record, *recorded when any record names the
- * attempt (an intent at least: sbatch may have run for it). */
-static int attempt_records(const struct sb_bench *b, int64_t attempt, const struct sb_chunks *chunks,
-			   bool *complete, bool *recorded, struct sb_error *err)
+/* What subm holds for attempt: *complete when every chunk of chunks has a
+ * submitted record, *recorded when any record names the attempt (an
+ * intent at least: sbatch may have run for it). */
+static void attempt_records(const struct sb_subm *subm, int64_t attempt,
+			    const struct sb_chunks *chunks, bool *complete, bool *recorded)
 {
-	struct sb_subm subm;
-	struct sb_key key;
 	size_t i, k;
 
-	if (sb_bench_load_key(b, &key, err) < 0)
-		return -1;
-	if (sb_subm_read(b, &key, &subm, err) < 0) {
-		sb_key_cleanse(&key);
-		return -1;
-	}
-	sb_key_cleanse(&key);
 	*complete = true;
 	*recorded = false;
 	for (k = 0; k < chunks->n; k++)
-		if (!sb_subm_find(&subm, SB_SUBM_SUBMITTED, chunks->v[k].attempt, (int64_t)k))
+		if (!sb_subm_find(subm, SB_SUBM_SUBMITTED, chunks->v[k].attempt, (int64_t)k))
 			*complete = false;
-	for (i = 0; i < subm.n; i++)
-		if (subm.v[i].attempt == attempt)
+	for (i = 0; i < subm->n; i++)
+		if (subm->v[i].attempt == attempt)
 			*recorded = true;
-	sb_subm_release(&subm);
+}
+
+/* The settings of attempt into *out: its own (or the benchmark's, ctl/subm.h),
+ * with the time limit time when not NULL (*changed then: to be recorded). */
+static int attempt_settings(const struct sb_bench *b, const struct sb_subm *subm, int64_t attempt,
+			    const char *time, struct sb_attempt_settings *out, bool *changed,
+			    struct sb_error *err)
+{
+	const struct sb_attempt_settings *have = sb_subm_settings_of(subm, attempt);
+
+	*changed = false;
+	if ((have ? sb_settings_copy(have, out, err) : sb_settings_from_spec(b->spec, out, err)) < 0)
+		return -1;
+	if (time == NULL)
+		return 0;
+	if (sb_settings_set_time(out, time, err) < 0) {
+		sb_settings_release(out);
+		return -1;
+	}
+	*changed = true;
 	return 0;
 }
 
@@ -676,57 +890,97 @@ static int attempt_records(const struct sb_bench *b, int64_t attempt, const stru
  * is 0).  A latest attempt whose jobs directory has no task map (an older
  * sbctl failed while writing it) is prepared again when nothing was
  * recorded for it: attempt 0 with every child, a later one with the
- * children chosen now (its directory discarded, unless dry_run). */
-static int rerun_chunks(struct sb_bench *b, const size_t *children, size_t n, bool dry_run,
-			struct sb_chunks *chunks, bool *resumed, struct sb_error *err)
+ * children chosen now (its directory discarded, unless dry_run).
+ *
+ * The chunks' settings are the attempt's; with time (not NULL), a new
+ * attempt, or a resumed one none of whose arrays may have been accepted,
+ * gets that time limit (*record: its settings are to be recorded); a
+ * resumed attempt with an array accepted keeps its own (*time_kept). */
+static int rerun_chunks(struct sb_bench *b, const struct sb_subm *subm, const size_t *children,
+			size_t n, bool dry_run, const char *time, struct sb_chunks *chunks,
+			bool *resumed, bool *record, bool *time_kept, struct sb_error *err)
 {
-	int64_t throttle = sb_spec_slurm(b->spec)->array_throttle, last = sb_jobs_last_attempt(b);
-	enum sb_jobs_found found;
-	bool complete, recorded;
-	size_t *all, i;
+	int64_t last = sb_jobs_last_attempt(b);
+	struct sb_attempt_settings set = { 0 };
+	enum sb_jobs_found found = SB_JOBS_NONE;
+	bool complete = false, recorded = false;
+	size_t *all = NULL, i;
 	int rc;
 
-	*resumed = false;
+	*resumed = *record = *time_kept = false;
 	if (last >= 0) {
-		if (sb_jobs_read_attempt(b, last, throttle, chunks, &found, err) < 0 ||
-		    attempt_records(b, last, chunks, &complete, &recorded, err) < 0)
+		bool open = !sb_subm_any_accepted(subm, last);
+		if (attempt_settings(b, subm, last, open ? time : NULL, &set, record, err) < 0)
 			return -1;
-		if (found == SB_JOBS_UNPREPARED && recorded)
-			return sb_errorf(err, "attempt %" PRId64 " of '%s' has records in submissions/ but its "
-					 "jobs directory has no task map (was it removed by hand?)", last, b->dir);
-		if (found == SB_JOBS_UNPREPARED && last == 0) {
-			/* the submit's attempt: every child, as sbctl submit lays it out */
-			if ((all = malloc(b->children * sizeof(*all))) == NULL)
-				return sb_errorf(err, "out of memory");
-			for (i = 0; i < b->children; i++)
-				all[i] = i;
-			rc = sb_jobs_layout(b, 0, all, b->children, throttle, chunks, err);
+		rc = sb_jobs_read_attempt(b, last, &set, chunks, &found, err);
+		if (rc == 0)
+			attempt_records(subm, last, chunks, &complete, &recorded);
+		if (rc == 0 && found == SB_JOBS_UNPREPARED && recorded)
+			rc = sb_errorf(err, "attempt %" PRId64 " of '%s' has records in submissions/ but its "
+				       "jobs directory has no task map (was it removed by hand?)", last, b->dir);
+		if (rc == 0 && found == SB_JOBS_UNPREPARED && last == 0) {
+			/* the submit's attempt: every child not reused, as sbctl
+			 * submit lays it out */
+			rc = sb_submit_attempt0_children(b, &all, &i, NULL, err);
+			if (rc == 0 && i > 0)
+				rc = sb_jobs_layout(b, 0, all, i, &set, chunks, err);
 			free(all);
 			*resumed = true;
+			sb_settings_release(&set);
 			return rc;
 		}
+		sb_settings_release(&set);
+		if (rc < 0)
+			return -1;
 		if (found == SB_JOBS_UNPREPARED) {
 			if (!dry_run && sb_jobs_discard_attempt(b, last, err) < 0)
 				return -1;
 			last--;
 		} else if (!complete) {
 			*resumed = true; /* an interrupted submit or rerun comes first */
+			*time_kept = time && !*record;
 			return 0;
 		} else {
 			sb_chunks_release(chunks);
 		}
 	}
+	*record = false;
 	if (n == 0)
 		return 0; /* nothing to rerun */
-	return sb_jobs_layout(b, last + 1, children, n, throttle, chunks, err);
+	if (attempt_settings(b, subm, last + 1, time, &set, record, err) < 0)
+		return -1;
+	rc = sb_jobs_layout(b, last + 1, children, n, &set, chunks, err);
+	sb_settings_release(&set);
+	return rc;
+}
+
+/* Records the settings of the attempt of chunks, before any of its sbatch. */
+static int record_settings(const struct sb_bench *b, const struct sb_chunks *chunks,
+			   struct sb_error *err)
+{
+	struct sb_subm_writer *w;
+	struct sb_key key;
+	int rc;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	w = sb_subm_writer_create(b, &key, err);
+	rc = w ? sb_subm_append_settings(w, chunks->v[0].attempt, &chunks->set, NULL, err) : -1;
+	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	sb_key_cleanse(&key);
+	return rc;
 }
 
 int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
-			     size_t n, bool dry_run, struct sb_submit_result *res,
+			     size_t n, const struct sb_rerun_opts *opts, struct sb_submit_result *res,
 			     struct sb_error *err)
 {
-	bool *resumed = &res->resumed;
+	bool *resumed = &res->resumed, dry_run = opts && opts->dry_run, record, kept;
+	const char *time = opts ? opts->time : NULL;
 	struct sb_chunks chunks = { 0 };
+	struct sb_subm subm = { 0 };
+	struct sb_key key;
 	char *agent;
 	int lock = -1, rc = -1;
 
@@ -736,8 +990,18 @@ int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const
 	res->dry_run = dry_run;
 	if (!dry_run && (lock = lock_bench(b, NULL, &res->waited, err)) < 0)
 		goto out;
-	if (rerun_chunks(b, children, n, dry_run, &chunks, resumed, err) < 0)
+	if (sb_bench_load_key(b, &key, err) < 0)
 		goto out;
+	rc = sb_subm_read(b, &key, &subm, err);
+	sb_key_cleanse(&key);
+	if (rc < 0 || (rc = rerun_chunks(b, &subm, children, n, dry_run, time, &chunks, resumed,
+					 &record, &kept, err)) < 0)
+		goto out;
+	rc = -1;
+	if (kept)
+		sb_ctx_warn(ctx, "--time %s is not used now: attempt %" PRId64 " was resumed with its own "
+			    "settings (some of its arrays were accepted); the next rerun uses it", time,
+			    chunks.n ? chunks.v[0].attempt : 0);
 	res->nchunks = chunks.n;
 	if (chunks.n == 0 || dry_run) {
 		/* nothing to rerun; or a dry run: the chunks and agent pass to
@@ -752,12 +1016,13 @@ int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const
 		goto out;
 	}
 	res->resumable = true;
-	if (sb_jobs_write(b, &chunks, agent, err) == 0)
+	if ((!record || record_settings(b, &chunks, err) == 0) && sb_jobs_write(b, &chunks, agent, err) == 0)
 		rc = submit_chunks(ctx, b, &chunks, res, err);
 	res->already_submitted = false;
 out:
 	if (lock >= 0)
 		close(lock);
+	sb_subm_release(&subm);
 	sb_chunks_release(&chunks);
 	free(agent);
 	return rc;

@@ -48,6 +48,10 @@ struct sb_submit_result {
 				 * records resume the submission) */
 	bool resumed;           /* rerun: the latest attempt was resumed */
 	char *classes;          /* rerun: the classes asked for, "failed,killed" */
+	struct sb_setting_diffs diffs; /* submit: what the spec changed outside the identity */
+	size_t reused;          /* submit: children reused from earlier benchmarks */
+	bool settings_taken;    /* submit: the benchmark took the spec's new sbatch
+				 * settings (none of its arrays was accepted) */
 	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
 	size_t ndups;
 	/* a dry run: what would be submitted (rendered by sb_submit_render) */
@@ -56,6 +60,16 @@ struct sb_submit_result {
 	struct sb_chunks dry_chunks;
 	char *dry_agent;
 };
+
+/* The absolute directory of the spec file at spec_path (malloc'd), or
+ * NULL when it cannot be resolved. */
+char *sb_spec_dir_of(const char *spec_path);
+
+/* The children of attempt 0 of b: every child without a reuse record, in
+ * order, into *children (malloc'd; its old value freed) and *n; *reused
+ * (may be NULL) the number reused. */
+int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, size_t *n,
+				size_t *reused, struct sb_error *err);
 
 /* Frees what res holds (not res itself). */
 void sb_submit_result_release(struct sb_submit_result *res);
@@ -71,8 +85,8 @@ void sb_submit_print_dry_run(FILE *out, const struct sb_bench *b, const struct s
  * instead of starting another.  With dry_run, keeps what would be
  * submitted in res and changes nothing. */
 int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
-			     size_t n, bool dry_run, struct sb_submit_result *res,
-			     struct sb_error *err);
+			     size_t n, const struct sb_rerun_opts *opts,
+			     struct sb_submit_result *res, struct sb_error *err);
 
 /* The cancel proper (sb_cancel has opened the benchmark): cancels
  * (scancel) every job array of b that still has pending or running tasks,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ctl/classify.h"
+#include "ctl/settings.h"
 #include "ctl/status.h"
 #include "ctl/submit.h"
 #include "proto/util.h"
@@ -61,7 +62,8 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 {
 	double settle = ctx ? sb_ctx_settle(ctx) : SB_CTX_SETTLE_DEFAULT;
 	struct sb_status_cfg so = { .ctx = ctx, .settle_s = (int64_t)settle, .record_outcomes = true };
-	bool want[SB_CLASS_COUNT], dry_run = opts && opts->dry_run;
+	bool want[SB_CLASS_COUNT];
+	struct sb_attempt_settings check = { 0 };
 	struct sb_submit_result *r = NULL;
 	struct sb_status st;
 	size_t *children = NULL, n = 0, c;
@@ -70,6 +72,14 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 	*res = NULL;
 	if (parse_classes(classes, want, err) < 0)
 		return -1;
+	if (opts && opts->time) {
+		/* a time limit that is no text for sbatch is a usage error before
+		 * anything runs; its syntax is the scheduler's to check */
+		rc = sb_settings_set_time(&check, opts->time, err);
+		sb_settings_release(&check);
+		if (rc < 0)
+			return sb_error_prefix(err, "--time");
+	}
 	rc = sb_status_run(bench, &so, &st, err);
 	if (rc < 0) {
 		if (rc == -2)
@@ -88,7 +98,7 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 	for (c = 0; c < st.n; c++)
 		if (want[st.children[c].cls])
 			children[n++] = c;
-	rc = sb_submit_rerun_children(ctx, st.bench, children, n, dry_run, r, err);
+	rc = sb_submit_rerun_children(ctx, st.bench, children, n, opts, r, err);
 	r->kind = SB_SUBMIT_KIND_RERUN;
 	if (r->dir && (r->classes = strdup(classes)) == NULL)
 		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
@@ -251,4 +261,39 @@ const char *sb_submit_result_duplicate_job_id(const struct sb_submit_result *res
 					      size_t k)
 {
 	return res->dups[d].job_ids[k];
+}
+
+size_t sb_submit_result_difference_count(const struct sb_submit_result *res)
+{
+	return res->diffs.n;
+}
+
+const char *sb_submit_result_difference_key(const struct sb_submit_result *res, size_t d)
+{
+	return d < res->diffs.n ? res->diffs.v[d].key : NULL;
+}
+
+const char *sb_submit_result_difference_stored(const struct sb_submit_result *res, size_t d)
+{
+	return d < res->diffs.n ? res->diffs.v[d].stored : NULL;
+}
+
+const char *sb_submit_result_difference_spec(const struct sb_submit_result *res, size_t d)
+{
+	return d < res->diffs.n ? res->diffs.v[d].spec : NULL;
+}
+
+const char *sb_submit_result_difference_advice(const struct sb_submit_result *res, size_t d)
+{
+	return d < res->diffs.n ? res->diffs.v[d].advice : NULL;
+}
+
+bool sb_submit_result_settings_taken(const struct sb_submit_result *res)
+{
+	return res->settings_taken;
+}
+
+size_t sb_submit_result_reused(const struct sb_submit_result *res)
+{
+	return res->reused;
 }

@@ -44,6 +44,25 @@ static void json_submit(struct sb_json *j, const struct sb_submit_result *r)
 	json_benchmark(j, r);
 	sb_json_key(j, "already_submitted");
 	sb_json_bool(j, r->already_submitted);
+	if (r->kind == SB_SUBMIT_KIND_SUBMIT) {
+		sb_json_key(j, "reused");
+		sb_json_uint(j, r->reused);
+		sb_json_key(j, "differences");
+		sb_json_arr_begin(j);
+		for (i = 0; i < r->diffs.n; i++) {
+			sb_json_obj_begin(j);
+			sb_json_key(j, "key");
+			sb_json_str(j, r->diffs.v[i].key);
+			sb_json_key(j, "stored");
+			sb_setting_value_json(j, &r->diffs.v[i].stored_v);
+			sb_json_key(j, "spec");
+			sb_setting_value_json(j, &r->diffs.v[i].spec_v);
+			sb_json_key(j, "advice");
+			sb_json_str(j, r->diffs.v[i].advice);
+			sb_json_obj_end(j);
+		}
+		sb_json_arr_end(j);
+	}
 	sb_json_key(j, "jobs");
 	sb_json_arr_begin(j);
 	for (i = 0; i < r->njobs; i++) {
@@ -116,6 +135,9 @@ static void text_jobs(FILE *out, const struct sb_submit_result *r)
 	if (r->already_submitted)
 		fprintf(out, "%s (%.12s) was already submitted%s: nothing submitted\n", r->name, r->digest,
 			r->waited ? " (by the sbctl this one waited for)" : "");
+	else if (r->njobs == 0 && r->reused > 0)
+		fprintf(out, "submitted %s (%.12s): no job array, every child is reused\n", r->name,
+			r->digest);
 	else if (now == r->njobs)
 		fprintf(out, "submitted %s (%.12s): %zu job array%s\n", r->name, r->digest, now,
 			now == 1 ? "" : "s");
@@ -129,6 +151,9 @@ static void text_jobs(FILE *out, const struct sb_submit_result *r)
 		fputs(j->recovered ? "  (found by name after an interrupted sbatch)\n"
 		      : !j->submitted_now && !r->already_submitted ? "  (submitted before)\n" : "\n", out);
 	}
+	if (r->kind == SB_SUBMIT_KIND_SUBMIT && r->reused > 0)
+		fprintf(out, "reused %zu child%s proven in earlier benchmarks ('sbctl status' checks them "
+			"again)\n", r->reused, r->reused == 1 ? "" : "ren");
 	fprintf(out, "directory %s\n", r->dir);
 }
 
@@ -138,6 +163,10 @@ static void text(FILE *out, const struct sb_submit_result *r)
 		/* a rerun that finds nothing to do shows nothing */
 		if (r->dry_chunks.n > 0)
 			sb_submit_print_dry_run(out, r->dry_bench, &r->dry_chunks, r->dry_agent);
+		if (r->reused > 0)
+			fprintf(out, "%s%zu child%s proven in earlier benchmarks would be reused, not "
+				"submitted\n", r->dry_chunks.n > 0 ? "\n" : "", r->reused,
+				r->reused == 1 ? "" : "ren");
 		return;
 	}
 	switch (r->kind) {

@@ -21,6 +21,7 @@
 #include "sbench/context.h"
 #include "sbench/error.h"
 #include "sbench/format.h"
+#include "sbench/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,10 +63,32 @@ const char *sb_bench_list_dir(const struct sb_bench_list *l, size_t i);    /* ab
 int64_t sb_bench_list_created_ns(const struct sb_bench_list *l, size_t i);
 /* Whether the directory still holds its benchmark record (as of the list). */
 bool sb_bench_list_present(const struct sb_bench_list *l, size_t i);
+/* The tag (NULL when none) and the number of children (0 for a benchmark
+ * an older sbctl indexed and no command has opened since). */
+const char *sb_bench_list_tag(const struct sb_bench_list *l, size_t i);
+size_t sb_bench_list_children(const struct sb_bench_list *l, size_t i);
+/* The counts of the last status computed of the benchmark (by sbctl
+ * status, wait, analyze, rerun or the library), as of counts_ns: known
+ * only once one was computed with this index. */
+bool sb_bench_list_counts_known(const struct sb_bench_list *l, size_t i);
+size_t sb_bench_list_class_count(const struct sb_bench_list *l, size_t i, enum sb_class c);
+int64_t sb_bench_list_counts_ns(const struct sb_bench_list *l, size_t i);
+
+/* Removes the benchmark bench names (a path, a name: the latest of that
+ * name, or a digest prefix, as sb_bench_find) from the local index of ctx:
+ * `sbctl forget`.  Its directory is not touched (sbctl index --rebuild, or
+ * any command given its path, adds it again).  *out (free it with
+ * sb_bench_list_destroy) lists it, and renders as `sbctl forget` prints
+ * it.  -1 with err: SB_ERR_NOT_FOUND when the index does not know it,
+ * SB_ERR_INPUT when ctx names no index or the path is no usable benchmark,
+ * SB_ERR_RUNTIME when the index cannot be opened or written. */
+int sb_index_forget(const struct sb_ctx *ctx, const char *bench, struct sb_bench_list **out,
+		    struct sb_error *err);
 
 /* Renders l as `sbctl list` prints it (SB_FORMAT_TEXT: a table, or a line
  * saying that none is known) or `sbctl list --json` (SB_FORMAT_JSON), byte
- * for byte; out is flushed, not closed.  -1 with err: SB_ERR_INPUT for
+ * for byte, or for a list from sb_index_forget as `sbctl forget [--json]`
+ * prints it; out is flushed, not closed.  -1 with err: SB_ERR_INPUT for
  * another format, SB_ERR_RUNTIME when out could not be written. */
 int sb_bench_list_render(const struct sb_bench_list *l, enum sb_format format, FILE *out,
 			 struct sb_error *err);

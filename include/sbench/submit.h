@@ -43,6 +43,7 @@
 #include "sbench/context.h"
 #include "sbench/error.h"
 #include "sbench/format.h"
+#include "sbench/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,11 +58,24 @@ struct sb_submit_opts {
 	 * result only: nothing is created, nothing submitted (the text
 	 * rendering is that of `sbctl submit --dry-run`). */
 	bool dry_run;
+	/* Submit every child, reusing none (docs/sbctl-submit.md "Reuse"). */
+	bool no_reuse;
+	/* Reuse from the benchmark this names (a path, name or digest prefix,
+	 * as sb_bench_find) instead of the earlier benchmarks of the same name
+	 * and tag; NULL: those. */
+	const char *reuse_from;
 };
 
 /* The options of sb_rerun; zero-initialise it too. */
 struct sb_rerun_opts {
 	bool dry_run;   /* as for sb_submit: what would be submitted, nothing done */
+	/* The time limit of the new attempt (sbatch --time: "60", "2:00:00",
+	 * "1-00:00:00"), NULL: the benchmark's.  It is recorded in the
+	 * attempt's settings record (docs/benchmark-dir.md "Attempt
+	 * settings"); later attempts go back to the benchmark's.  Slurm checks
+	 * its syntax (sbatch refuses a bad one: run the rerun again with
+	 * another). */
+	const char *time;
 };
 
 /* Plans the spec at spec_path, creates its benchmark directory under
@@ -85,6 +99,17 @@ struct sb_rerun_opts {
  *   SB_ERR_NOMEM      out of memory */
 int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
 	      struct sb_submit_result **res, struct sb_error *err);
+
+/* Why the spec planned in plan, loaded from spec_path, cannot work as
+ * written: its command names a file next to the spec by a relative path
+ * (the program, `./run.sh`, or an interpreter's script, `python3
+ * train.py`), but each child's command runs in its own run directory,
+ * where there is no such file.  A malloc'd message (free it with
+ * sb_free) naming the file and saying what to write instead
+ * ("{spec_dir}/train.py"), or NULL when there is nothing to say.
+ * sb_submit refuses such a spec (SB_ERR_INPUT, this message); `sbctl
+ * plan` prints it as a warning.  docs/spec.md, "Where the command runs". */
+char *sb_submit_cwd_problem(const struct sb_plan *plan, const char *spec_path);
 
 /* Submits a new attempt for the children of the benchmark that bench names
  * (a path, a name or a digest prefix, as sb_bench_find) whose class is one
@@ -143,6 +168,28 @@ int sb_submit_result_interrupted(const struct sb_submit_result *res);
  * jobs directory is cleaned up, the exactly-once records resume the
  * submission). */
 bool sb_submit_result_resumable(const struct sb_submit_result *res);
+/* sb_submit of a spec whose benchmark existed: the settings outside the
+ * identity that the spec file changed (time limit, throttle, extra sbatch
+ * options, heartbeat, analysis defaults), which the benchmark does not
+ * take.  key is "slurm.time", "slurm.array_throttle", "slurm.extra",
+ * "heartbeat", "analysis.group_by" or "analysis.metrics"; stored and spec
+ * are JSON texts (null, a number, a string or an array of strings); advice
+ * is a line saying what to do about it.  Borrowed strings, d <
+ * sb_submit_result_difference_count. */
+size_t sb_submit_result_difference_count(const struct sb_submit_result *res);
+const char *sb_submit_result_difference_key(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_difference_stored(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_difference_spec(const struct sb_submit_result *res, size_t d);
+const char *sb_submit_result_difference_advice(const struct sb_submit_result *res, size_t d);
+/* sb_submit: the children of the benchmark that are not submitted because
+ * they succeeded in an earlier benchmark of the same name and tag (or the
+ * one of reuse_from), each recorded in a signed reuse record. */
+size_t sb_submit_result_reused(const struct sb_submit_result *res);
+
+/* sb_submit: none of the benchmark's arrays had been accepted (sbatch
+ * refused them), so it took the spec's new sbatch settings. */
+bool sb_submit_result_settings_taken(const struct sb_submit_result *res);
+
 /* The chunks (job arrays) of the attempt submitted, submitted or not. */
 size_t sb_submit_result_chunk_count(const struct sb_submit_result *res);
 

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
+__all__ = ["__version__", "Benchmark", "benchmarks", "forget", "output", "plan", "rows", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
            "read_log", "keygen", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
 
@@ -145,15 +145,21 @@ class _Opened:
         _lib.sb_bench_destroy(self.ptr)
 
 
-def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False) -> Dict[str, Any]:
+def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False,
+           no_reuse: bool = False, reuse_from: Optional[PathLike] = None) -> Dict[str, Any]:
     """Plans the spec, creates its benchmark directory under ``root`` (default
     ``$SB_ROOT``, else ``./sbench-runs``) and submits its children as job
     arrays: the document of ``sbctl submit SPEC --json``.  Submitting the
     same spec again submits nothing (``"already_submitted": true``).
 
+    Children that succeeded in an earlier benchmark of the same name and
+    tag are reused (``"reused": N``); ``no_reuse`` measures every child,
+    ``reuse_from`` (a benchmark) reuses from that one instead.
+
     Raises :class:`SpecError` for a bad spec, :class:`Error` when sbatch
     refused or the submit was interrupted (run it again to continue)."""
-    opts = _lib.SubmitOpts(dry_run=bool(dry_run))
+    opts = _lib.SubmitOpts(dry_run=bool(dry_run), no_reuse=bool(no_reuse),
+                           reuse_from=None if reuse_from is None else _bench_arg(reuse_from))
     with _lib.Context(root=root, warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts),
                                                        out, ctypes.byref(ctx.err)),
@@ -254,13 +260,16 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
     return doc
 
 
-def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = False) -> Dict[str, Any]:
+def rerun(bench: PathLike, only: Union[str, Iterable[str]], time: Optional[str] = None,
+          dry_run: bool = False) -> Dict[str, Any]:
     """Submits a new attempt for the children of ``bench`` in the classes
     ``only`` (e.g. ``["failed", "killed"]`` or ``"failed,killed"``): the
-    document of ``sbctl rerun BENCH --only CLASSES --json``.  Earlier
-    attempts stay in the record."""
+    document of ``sbctl rerun BENCH --only CLASSES [--time T] --json``.
+    ``time`` is the new attempt's time limit (sbatch ``--time``: "60",
+    "2:00:00"), recorded in the attempt.  Earlier attempts stay in the
+    record."""
     classes = only if isinstance(only, str) else ",".join(only)
-    opts = _lib.SubmitOpts(dry_run=bool(dry_run))
+    opts = _lib.RerunOpts(dry_run=bool(dry_run), time=None if time is None else str(time).encode())
     with _lib.Context(warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_rerun(ctx.ptr, _bench_arg(bench), classes.encode(),
                                                       ctypes.byref(opts), out,
@@ -300,6 +309,17 @@ def benchmarks() -> Dict[str, Any]:
     ``sbctl list --json``."""
     with _lib.Context(warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_index_list(ctx.ptr, out, ctypes.byref(ctx.err)),
+                       _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
+
+
+def forget(bench: PathLike) -> Dict[str, Any]:
+    """Removes the benchmark ``bench`` (a directory, a name: the latest of
+    that name, or a digest prefix) from the local index, not its directory:
+    the document of ``sbctl forget BENCH --json``.  Raises
+    :class:`NotFound` when the index does not know it."""
+    with _lib.Context(warn=_warn) as ctx:
+        return _result(ctx, lambda out: _lib.sb_index_forget(ctx.ptr, _bench_arg(bench), out,
+                                                             ctypes.byref(ctx.err)),
                        _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
 
 
@@ -397,9 +417,9 @@ class Benchmark:
         """:func:`report` of this benchmark."""
         return report(self.dir, output=output, offline=offline)
 
-    def rerun(self, only, dry_run: bool = False) -> Dict[str, Any]:
+    def rerun(self, only, time: Optional[str] = None, dry_run: bool = False) -> Dict[str, Any]:
         """:func:`rerun` of this benchmark's children of the classes ``only``."""
-        return rerun(self.dir, only, dry_run=dry_run)
+        return rerun(self.dir, only, time=time, dry_run=dry_run)
 
     def cancel(self) -> Dict[str, Any]:
         """:func:`cancel` this benchmark's jobs."""

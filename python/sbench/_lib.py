@@ -103,7 +103,12 @@ class AnalyzeOpts(ctypes.Structure):
 
 
 class SubmitOpts(ctypes.Structure):
-    _fields_ = [("dry_run", ctypes.c_bool)]
+    _fields_ = [("dry_run", ctypes.c_bool), ("no_reuse", ctypes.c_bool),
+                ("reuse_from", ctypes.c_char_p)]
+
+
+class RerunOpts(ctypes.Structure):
+    _fields_ = [("dry_run", ctypes.c_bool), ("time", ctypes.c_char_p)]
 
 
 WARN_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
@@ -159,7 +164,7 @@ sb_report_write = _fn("sb_report_write", ctypes.c_int, vp, ctypes.c_char_p, c_vo
 sb_submit = _fn("sb_submit", ctypes.c_int, vp, ctypes.c_char_p, ctypes.POINTER(SubmitOpts),
                 c_void_pp, P_ERR)
 sb_rerun = _fn("sb_rerun", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p,
-               ctypes.POINTER(SubmitOpts), c_void_pp, P_ERR)
+               ctypes.POINTER(RerunOpts), c_void_pp, P_ERR)
 sb_cancel = _fn("sb_cancel", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
 sb_submit_result_destroy = _fn("sb_submit_result_destroy", None, vp)
 sb_submit_render_buffer = _fn("sb_submit_render_buffer", ctypes.c_int, vp, ctypes.c_int,
@@ -172,6 +177,7 @@ sb_bench_children = _fn("sb_bench_children", ctypes.c_size_t, vp)
 sb_bench_output = _fn("sb_bench_output", ctypes.c_int, vp, ctypes.c_size_t, c_char_pp,
                       ctypes.POINTER(ctypes.POINTER(ctypes.c_char_p)), P_SZ, P_ERR)
 sb_index_list = _fn("sb_index_list", ctypes.c_int, vp, c_void_pp, P_ERR)
+sb_index_forget = _fn("sb_index_forget", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
 sb_bench_list_destroy = _fn("sb_bench_list_destroy", None, vp)
 sb_bench_list_render_buffer = _fn("sb_bench_list_render_buffer", ctypes.c_int, vp, ctypes.c_int,
                                   c_void_pp, P_SZ, P_ERR)

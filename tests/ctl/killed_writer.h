@@ -40,7 +40,7 @@ static int kill_writer_inside_tx(const char *path)
 		dir[0] = '/';
 		dir[sizeof(dir) - 1] = '\0';
 		for (i = 0; i < 4000; i++) {
-			struct sb_index_bench b = { name, digest, dir, i };
+			struct sb_index_bench b = { .name = name, .digest = digest, .dir = dir, .created_ns = i };
 			snprintf(name, sizeof(name), "lost-%d", i);
 			snprintf(digest, sizeof(digest), "ffff%08d", i);
 			if (sb_index_put_bench(idx, &b, NULL) < 0)

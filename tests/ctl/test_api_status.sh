@@ -45,7 +45,7 @@ other=$( [ "${digest:0:1}" = 0 ] && echo 1 || echo 0 )${digest:1}
 perl -0777 -pi -e "s/$digest/$other/" "$tampered/benchmark.msgpack"
 expect "the tampered copy names another digest" "$(grep -c "$other" "$tampered/benchmark.msgpack")" 1
 
-SB_API_BENCH=$dir SB_API_BUSY=$busy SB_API_TAMPERED=$tampered SB_API_OUT=$out "$SB_BUILD/tests/test_api_status" > api.out 2> api.err
+SB_API_SBCTL=$SBCTL SB_API_BENCH=$dir SB_API_BUSY=$busy SB_API_TAMPERED=$tampered SB_API_OUT=$out "$SB_BUILD/tests/test_api_status" > api.out 2> api.err
 rc=$?
 cat api.out api.err
 expect "test_api_status passes" "$rc" 0

@@ -169,7 +169,7 @@ static void test_dry_run_renders_the_cli_bytes(void **state)
 	free(cli);
 	/* JSON of a dry run: the document, without jobs */
 	assert_int_equal(sb_submit_render_buffer(res, SB_FORMAT_JSON, &buf, NULL, &err), 0);
-	assert_non_null(strstr(buf, "\"already_submitted\":false,\"jobs\":[],\"chunks\":1"));
+	assert_non_null(strstr(buf, "\"already_submitted\":false,\"reused\":0,\"differences\":[],\"jobs\":[],\"chunks\":1"));
 	free(buf);
 	assert_int_equal(sb_submit_render_buffer(res, SB_FORMAT_CSV, &buf, NULL, &err), -1);
 	assert_null(buf);

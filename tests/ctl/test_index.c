@@ -41,7 +41,8 @@ static int teardown(void **state)
 
 static void put(struct sb_index *idx, const char *name, const char *digest, int64_t t)
 {
-	struct sb_index_bench b = { (char *)name, (char *)digest, (char *)"/x", t };
+	struct sb_index_bench b = { .name = (char *)name, .digest = (char *)digest, .dir = (char *)"/x",
+				    .created_ns = t };
 	struct sb_error err;
 
 	assert_int_equal(sb_index_put_bench(idx, &b, &err), 0);
@@ -50,6 +51,7 @@ static void put(struct sb_index *idx, const char *name, const char *digest, int6
 static void test_find_by_name_and_digest_prefix(void **state)
 {
 	struct sb_index_bench b;
+	size_t named = 0;
 	struct sb_error err;
 	struct sb_index *idx;
 	int rebuilt = -1;
@@ -62,19 +64,32 @@ static void test_find_by_name_and_digest_prefix(void **state)
 	put(idx, "sweep", "aaaa2222", 1);
 	put(idx, "other", "bbbb0000", 3);
 
-	assert_int_equal(sb_index_find_bench(idx, "other", &b, &err), 1);
+	assert_int_equal(sb_index_find_bench(idx, "other", &b, NULL, &err), 1);
 	assert_string_equal(b.digest, "bbbb0000");
 	sb_index_bench_release(&b);
-	assert_int_equal(sb_index_find_bench(idx, "aaaa2", &b, &err), 1);
+	assert_int_equal(sb_index_find_bench(idx, "aaaa2", &b, NULL, &err), 1);
 	assert_string_equal(b.name, "sweep");
 	assert_int_equal(b.created_ns, 1);
 	sb_index_bench_release(&b);
-	assert_int_equal(sb_index_find_bench(idx, "nothing", &b, &err), 0);
-	assert_int_equal(sb_index_find_bench(idx, "aaa", &b, &err), 0); /* too short a prefix */
+	assert_int_equal(sb_index_find_bench(idx, "nothing", &b, NULL, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "aaa", &b, NULL, &err), 0); /* too short a prefix */
 
-	assert_int_equal(sb_index_find_bench(idx, "sweep", &b, &err), -1);
-	assert_string_equal(err.msg, "'sweep' names 2 benchmarks (sweep-aaaa2222, sweep-aaaa1111): "
-			    "give a longer digest prefix or the benchmark directory");
+	/* a name several benchmarks have is the latest of them */
+	assert_int_equal(sb_index_find_bench(idx, "sweep", &b, &named, &err), 1);
+	assert_string_equal(b.digest, "aaaa1111");
+	assert_int_equal(named, 2);
+	sb_index_bench_release(&b);
+	/* a digest prefix that matches several is no choice */
+	assert_int_equal(sb_index_find_bench(idx, "aaaa", &b, NULL, &err), -1);
+	assert_string_equal(err.msg, "digest prefix 'aaaa' matches 2 benchmarks (sweep-aaaa2222, "
+			    "sweep-aaaa1111): give a longer one or the benchmark directory");
+	/* forgotten: gone from the index, the other of the name is the latest */
+	assert_int_equal(sb_index_forget_bench(idx, "aaaa1111", &err), 1);
+	assert_int_equal(sb_index_forget_bench(idx, "aaaa1111", &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "sweep", &b, &named, &err), 1);
+	assert_string_equal(b.digest, "aaaa2222");
+	assert_int_equal(named, 1);
+	sb_index_bench_release(&b);
 	sb_index_close(idx);
 }
 
@@ -141,7 +156,7 @@ static void test_corrupt_index_is_rebuilt(void **state)
 	idx = sb_index_open(path, &rebuilt, &err);
 	assert_non_null(idx);
 	assert_int_equal(rebuilt, 1);
-	assert_int_equal(sb_index_find_bench(idx, "a", &b, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "a", &b, NULL, &err), 0);
 	sb_index_close(idx);
 }
 
@@ -199,10 +214,10 @@ static void test_killed_writer_blocks_nobody(void **state)
 	idx = sb_index_open(path, NULL, &err);
 	if (idx == NULL)
 		fail_msg("open after the kill: %s", err.msg);
-	assert_int_equal(sb_index_find_bench(idx, "kept", &b, &err), 1);
+	assert_int_equal(sb_index_find_bench(idx, "kept", &b, NULL, &err), 1);
 	sb_index_bench_release(&b);
-	assert_int_equal(sb_index_find_bench(idx, "lost-0", &b, &err), 0);
-	assert_int_equal(sb_index_find_bench(idx, "lost-3999", &b, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "lost-0", &b, NULL, &err), 0);
+	assert_int_equal(sb_index_find_bench(idx, "lost-3999", &b, NULL, &err), 0);
 	memset(tag, 1, sizeof(tag));
 	assert_int_equal(sb_index_begin(idx, &err), 0);
 	assert_int_equal(sb_index_put_head(idx, "aaaa0000", "events/0.log", 3, tag, &err), 0);
@@ -238,7 +253,7 @@ static void test_stale_dotfile_lock_is_ignored(void **state)
 	assert_int_equal(sb_index_begin(idx, &err), 0);
 	put(idx, "a", "bbbb1111", 1);
 	assert_int_equal(sb_index_commit(idx, &err), 0);
-	assert_int_equal(sb_index_find_bench(idx, "a", &b, &err), 1);
+	assert_int_equal(sb_index_find_bench(idx, "a", &b, NULL, &err), 1);
 	sb_index_bench_release(&b);
 	sb_index_close(idx);
 	assert_true(now_s() - t0 < 5);

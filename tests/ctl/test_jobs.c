@@ -60,12 +60,13 @@ static int teardown(void **state)
 static void test_layout(void **state)
 {
 	size_t all[5] = { 0, 1, 2, 3, 4 }, some[3] = { 4, 1, 3 };
+	struct sb_attempt_settings throttled = { .throttle = 4 };
 	struct sb_chunks c = { 0 };
 	struct sb_error err = { 0 };
 	char want[128];
 
 	(void)state;
-	assert_int_equal(sb_jobs_layout(bench, 0, all, 5, 0, &c, &err), 0);
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 5, NULL, &c, &err), 0);
 	assert_int_equal(c.n, 3); /* MaxArraySize 2: 2 + 2 + 1 */
 	assert_int_equal(c.v[0].n, 2);
 	assert_int_equal(c.v[2].n, 1);
@@ -76,14 +77,14 @@ static void test_layout(void **state)
 	assert_string_equal(c.v[2].name, want);
 	sb_chunks_release(&c);
 	/* a rerun's attempt, a subset in the order given, a throttle */
-	assert_int_equal(sb_jobs_layout(bench, 3, some, 3, 4, &c, &err), 0);
+	assert_int_equal(sb_jobs_layout(bench, 3, some, 3, &throttled, &c, &err), 0);
 	assert_int_equal(c.n, 2);
 	assert_int_equal(c.v[0].children[0], 4);
 	assert_int_equal(c.v[0].children[1], 1);
 	assert_string_equal(c.v[0].array, "0-1%4");
 	assert_int_equal(c.v[1].attempt, 3);
 	sb_chunks_release(&c);
-	assert_int_equal(sb_jobs_layout(bench, 0, all, 0, 0, &c, &err), -1);
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 0, NULL, &c, &err), -1);
 	assert_non_null(strstr(err.msg, "no children"));
 }
 
@@ -95,7 +96,7 @@ static void test_script(void **state)
 	char *s;
 
 	(void)state;
-	assert_int_equal(sb_jobs_layout(bench, 1, all, 1, 0, &c, &err), 0);
+	assert_int_equal(sb_jobs_layout(bench, 1, all, 1, NULL, &c, &err), 0);
 	s = sb_jobs_script(bench, &c.v[0], "/opt/sb agent/sbagent");
 	assert_non_null(s);
 	assert_true(strncmp(s, "#!/bin/sh\n", 10) == 0);
@@ -119,13 +120,13 @@ static void test_write_read_discard(void **state)
 
 	(void)state;
 	assert_int_equal(sb_jobs_last_attempt(bench), -1);
-	assert_int_equal(sb_jobs_read_attempt(bench, 0, 0, &back, &found, &err), 0);
+	assert_int_equal(sb_jobs_read_attempt(bench, 0, NULL, &back, &found, &err), 0);
 	assert_int_equal(found, SB_JOBS_NONE);
-	assert_int_equal(sb_jobs_layout(bench, 0, all, 5, 0, &c, &err), 0);
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 5, NULL, &c, &err), 0);
 	assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
 	assert_int_equal(sb_jobs_last_attempt(bench), 0);
 	/* the maps give back the same chunks */
-	assert_int_equal(sb_jobs_read_attempt(bench, 0, 0, &back, &found, &err), 0);
+	assert_int_equal(sb_jobs_read_attempt(bench, 0, NULL, &back, &found, &err), 0);
 	assert_int_equal(found, SB_JOBS_PREPARED);
 	assert_int_equal(back.n, c.n);
 	for (k = 0; k < c.n; k++) {
@@ -157,7 +158,7 @@ static void test_write_read_discard(void **state)
 	snprintf(path, sizeof(path), "%s/jobs/a1", bench->dir);
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(sb_jobs_last_attempt(bench), 1);
-	assert_int_equal(sb_jobs_read_attempt(bench, 1, 0, &back, &found, &err), 0);
+	assert_int_equal(sb_jobs_read_attempt(bench, 1, NULL, &back, &found, &err), 0);
 	assert_int_equal(found, SB_JOBS_UNPREPARED);
 	assert_int_equal(back.n, 0);
 	assert_int_equal(sb_jobs_discard_attempt(bench, 1, &err), 0);
@@ -168,14 +169,16 @@ static void test_write_read_discard(void **state)
 static void test_sbatch_argv(void **state)
 {
 	size_t all[5] = { 0, 1, 2, 3, 4 };
+	/* a rerun's settings: its own time limit and throttle, not the spec's */
+	struct sb_attempt_settings set = { .time = (char *)"30", .throttle = 2 };
 	struct sb_chunks c = { 0 };
 	struct sb_error err = { 0 };
 	char **argv, want[PATH_MAX + 64];
 	size_t n;
 
 	(void)state;
-	assert_int_equal(sb_jobs_layout(bench, 2, all, 5, 2, &c, &err), 0);
-	argv = sb_jobs_sbatch_argv(bench, &c.v[1], "1234", &err);
+	assert_int_equal(sb_jobs_layout(bench, 2, all, 5, &set, &c, &err), 0);
+	argv = sb_jobs_sbatch_argv(bench, &c, &c.v[1], "1234", &err);
 	assert_non_null(argv);
 	for (n = 0; argv[n]; n++)
 		;
@@ -190,7 +193,8 @@ static void test_sbatch_argv(void **state)
 			has_arr |= !strcmp(argv[i], "--array=0-1%2");
 			has_dep |= !strcmp(argv[i], "--dependency=afterany:1234");
 			has_part |= !strcmp(argv[i], "--partition=debug");
-			has_time |= !strcmp(argv[i], "--time=10");
+			has_time |= !strcmp(argv[i], "--time=30");
+			assert_string_not_equal(argv[i], "--time=10");
 			has_name |= !strncmp(argv[i], "--job-name=sb-", 14);
 		}
 		assert_true(has_out && has_arr && has_dep && has_part && has_time && has_name);

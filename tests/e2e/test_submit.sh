@@ -110,7 +110,7 @@ for c in 0 1 2; do expect "limited: chunk $c submitted exactly once" "$(jobs_nam
 # -- the local index ---------------------------------------------------------
 names() { "$SBCTL" list --json | jq -r '[.benchmarks[].name]|sort|join(" ")'; }
 expect "list knows every submitted benchmark" "$(names)" "after before limited sweep"
-expect_match "list table" "$("$SBCTL" list)" "sweep +${digest:0:12} "
+expect_match "list table" "$("$SBCTL" list)" "sweep +- +${digest:0:12} +10 "
 rm -f "$SB_INDEX"
 expect "a lost index knows nothing" "$(names)" ""
 "$SBCTL" index --rebuild "$SB_ROOT" > /dev/null 2> i.err
