@@ -340,7 +340,8 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		goto out;
 	}
 	b->kill_wait_s = (double)v;
-	if (build_env(b, task, err) < 0)
+	if (sb_agent_early_stop_load(&b->early_stop, sb_mp_get(&u.data, "early_stop"), err) < 0 ||
+	    build_env(b, task, err) < 0)
 		goto out;
 	if (sb_bdir_run(b->run_dir, sizeof(b->run_dir), dir, b->child) < 0 ||
 	    sb_bdir_key(b->key_path, sizeof(b->key_path), dir) < 0 ||

@@ -29,6 +29,8 @@ struct sb_log_evidence {
 	                         unreadable at finish (none when all were there) */
 	char *changed;        /* a declared result changed since the verified
 	                         exit-0 finish (none when none did) */
+	char *early_stop;     /* finish: an early-stop rule stopped the run, what
+	                         held (ctl/earlystop.h), or none */
 	int64_t finish_ns;    /* time of the finish record, or 0 */
 	int64_t last_life_ns; /* newest of the last record's time and the file's mtime */
 };

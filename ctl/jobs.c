@@ -14,6 +14,7 @@
 #include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
+#include "ctl/spec_earlystop.h"
 #include "proto/benchdir.h"
 #include "proto/mpcheck.h"
 #include "sbench/context.h"
@@ -136,13 +137,17 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 
 	if (child == NULL)
 		return sb_errorf(err, "out of memory");
-	sb_canon_map(c, 9);
+	sb_canon_map(c, sb_spec_early_stop_count(spec) ? 10 : 9);
 	sb_canon_cstr(c, "attempt");
 	sb_canon_int(c, ch->attempt);
 	sb_canon_cstr(c, "bench");
 	sb_canon_cstr(c, b->digest);
 	sb_canon_cstr(c, "chunk");
 	sb_canon_int(c, (int64_t)ch->index);
+	if (sb_spec_early_stop_count(spec)) { /* read by sbagent (agent/earlystop.c) */
+		sb_canon_cstr(c, "early_stop");
+		sb_early_stop_canon(c, spec);
+	}
 	sb_canon_cstr(c, "format");
 	sb_canon_int(c, 1);
 	sb_canon_cstr(c, "heartbeat");

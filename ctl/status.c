@@ -29,6 +29,7 @@ static void log_evidence_release(struct sb_log_evidence *l)
 	free(l->error);
 	free(l->not_ok);
 	free(l->changed);
+	free(l->early_stop);
 	memset(l, 0, sizeof(*l));
 	l->exit_code = -1;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/earlystop.h"
 #include "ctl/index.h"
 #include "ctl/status_internal.h"
 #include "proto/benchdir.h"
@@ -316,7 +317,8 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 			a->log.finish_ns = rec->time_ns;
 			a->log.exit_code = (int)sb_status_mp_int(pl, "exit_code", -1);
 			a->log.signal = (int)sb_status_mp_int(pl, "signal", 0);
-			if (dup_str(pl, "error", &a->log.error) < 0)
+			if (dup_str(pl, "error", &a->log.error) < 0 ||
+			    sb_early_stop_reason(sb_mp_get(pl, "early_stop"), &a->log.early_stop) < 0)
 				rc = -1;
 			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
 				rc = -1;
