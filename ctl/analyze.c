@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ctl/analyze.h"
+#include "ctl/spans.h"
 #include "ctl/spec.h"
 #include "sbench/plan.h"
 
@@ -250,6 +251,8 @@ int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
 				sb_stats_compute(vals + start[g], start[g + 1] - start[g],
 						 &out->groups[g].stats[m]);
 	}
+	if (sb_spans_group_resources(st, group_of, out->groups, out->ngroups) < 0)
+		goto oom;
 	rc = 0;
 	goto done;
 oom:

@@ -11,6 +11,7 @@
 struct status_args {
 	const char *bench;
 	bool json;
+	bool spans;               /* --spans: the lane's spans after the text */
 	struct sb_status_opts o;
 };
 
@@ -39,6 +40,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 			a->json = true;
 		} else if (!strcmp(s, "--offline") && !wait) {
 			a->o.offline = true;
+		} else if (!strcmp(s, "--spans") && !wait) {
+			a->spans = true;
 		} else if (!strcmp(s, "--rehash") && !wait) {
 			a->o.rehash = true;
 		} else if (!strcmp(s, "--settle")) {
@@ -107,7 +110,8 @@ int cmd_status(int argc, char **argv)
 	int rc = parse_args("status", argc, argv, &a, false);
 
 	if (rc != 0) {
-		fputs("usage: sbctl status BENCH [--json] [--offline] [--settle SECONDS] [--rehash]\n",
+		fputs("usage: sbctl status BENCH [--json] [--offline] [--settle SECONDS] [--rehash] "
+		      "[--spans]\n",
 		      rc > 0 ? stdout : stderr);
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
@@ -120,6 +124,8 @@ int cmd_status(int argc, char **argv)
 		return rc;
 	}
 	rc = show("status", st, a.json ? SB_FORMAT_JSON : SB_FORMAT_TEXT);
+	if (a.spans && !a.json && sb_status_render_spans(st, stdout, &err) < 0) /* docs/lane.md */
+		rc = fail("status", &err);
 	sb_status_destroy(st);
 	sb_bench_destroy(b);
 	return rc;

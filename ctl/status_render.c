@@ -8,6 +8,7 @@
 
 #include "ctl/plan_json.h"
 #include "ctl/render.h"
+#include "ctl/spans.h"
 #include "ctl/status.h"
 #include "proto/json.h"
 
@@ -19,13 +20,18 @@ static void json_nullable_int(struct sb_json *j, int v)
 		sb_json_int(j, v);
 }
 
+static void bench_keys(struct sb_json *j, const struct sb_bench *b);
+
 void sb_status_json_head(struct sb_json *j, const struct sb_status *st)
 {
 	sb_json_obj_begin(j);
 	sb_json_key(j, "format");
 	sb_json_int(j, 1);
 	sb_json_key(j, "benchmark");
-	sb_status_json_benchmark(j, st->bench);
+	sb_json_obj_begin(j);
+	bench_keys(j, st->bench);
+	sb_spans_json_bench(j, st); /* first_submitted, last_ended, makespan_s */
+	sb_json_obj_end(j);
 	sb_json_key(j, "scheduler");
 	sb_json_str(j, st->consulted ? "consulted" : "offline");
 }
@@ -45,6 +51,12 @@ void sb_status_json_counts(struct sb_json *j, const size_t *counts)
 void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b)
 {
 	sb_json_obj_begin(j);
+	bench_keys(j, b);
+	sb_json_obj_end(j);
+}
+
+static void bench_keys(struct sb_json *j, const struct sb_bench *b)
+{
 	sb_json_key(j, "name");
 	sb_json_str(j, b->name);
 	sb_json_key(j, "tag");
@@ -55,7 +67,6 @@ void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b)
 	sb_json_str(j, b->dir);
 	sb_json_key(j, "children");
 	sb_json_uint(j, b->children);
-	sb_json_obj_end(j);
 }
 
 static int render_json(FILE *out, const struct sb_status *st, struct sb_error *err)
@@ -127,6 +138,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 					  ? a->sched.row.exit_signal : -1);
 		sb_json_key(&j, "log");
 		sb_json_str(&j, a && a->log_rel ? a->log_rel : NULL);
+		sb_spans_json_child(&j, st, a); /* submitted ... cpu_s */
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < ch->nattempts; k++) {
