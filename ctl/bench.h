@@ -33,6 +33,7 @@ struct sb_bench {
 	char *spec_source;
 	size_t spec_len;
 	char *spec_path;
+	char *lane;               /* the lane it was submitted in (docs/lane.md), or NULL */
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
 };
@@ -46,6 +47,7 @@ struct sb_bench_new {
 	const char *root;         /* created when missing */
 	const struct sb_slurm_config *cfg;
 	const struct sb_provenance *prov;
+	const char *lane;         /* submit --lane: into the record, or NULL */
 };
 
 /* The directory a benchmark gets: <root>/<name>-<digest[:12]>, root made

@@ -46,7 +46,9 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 			return sb_errorf(err, "out of memory");
 		}
 		memcpy(c->children, children + first, c->n * sizeof(*c->children));
-		snprintf(c->name, sizeof(c->name), "sb-%.12s-a%" PRId64 "-c%zu", b->digest, attempt, k);
+		/* in a lane, the lane first, so that squeue shows it (docs/lane.md) */
+		snprintf(c->name, sizeof(c->name), "%s%ssb-%.12s-a%" PRId64 "-c%zu", b->lane ? b->lane : "",
+			 b->lane ? "." : "", b->digest, attempt, k);
 		if (throttle > 0)
 			snprintf(c->array, sizeof(c->array), "0-%zu%%%" PRId64, c->n - 1, throttle);
 		else

@@ -168,6 +168,8 @@ void sb_spans_json_bench(struct sb_json *j, const struct sb_status *st)
 	int64_t first, last;
 	bool all_over = bench_span(st, &first, &last);
 
+	sb_json_key(j, "lane");
+	sb_json_str(j, st->bench->lane);
 	json_time(j, "first_submitted", first);
 	json_time(j, "last_ended", last);
 	json_secs(j, "makespan_s", all_over && first >= 0 && last >= first

@@ -39,8 +39,8 @@ struct sb_json;
 void sb_spans_json_child(struct sb_json *j, const struct sb_status *st,
 			 const struct sb_attempt_status *a);
 
-/* The benchmark keys "first_submitted", "last_ended", "makespan_s" (null
- * until every child is over) into an open object. */
+/* The benchmark keys "lane" (or null), "first_submitted", "last_ended",
+ * "makespan_s" (null until every child is over) into an open object. */
 void sb_spans_json_bench(struct sb_json *j, const struct sb_status *st);
 
 /* The text of spans for `sbctl status --spans`: one line per child. */

@@ -203,6 +203,8 @@ static void render_text(FILE *out, const struct sb_status *st)
 
 	fprintf(out, "%s (%.12s): %zu children, scheduler %s\n", b->name, b->digest, st->n,
 		st->consulted ? "consulted" : "not consulted (--offline)");
+	if (b->lane)
+		fprintf(out, "  lane: %s\n", b->lane);
 	for (k = 0; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, "  %-13s %zu\n", sb_class_name((enum sb_class)k), st->counts[k]);
@@ -217,7 +219,7 @@ static void render_text(FILE *out, const struct sb_status *st)
 		fprintf(out, "  %-6zu %-12s %-10s %s\n", c, sb_class_name(ch->cls),
 			a && a->job_id[0] ? a->job_id : "-", ch->reason);
 		if (a && a->array_job[0] && (ch->cls == SB_CLASS_FAILED || ch->cls == SB_CLASS_KILLED ||
-					     ch->cls == SB_CLASS_INCOMPLETE)) {
+					     ch->cls == SB_CLASS_STOPPED || ch->cls == SB_CLASS_INCOMPLETE)) {
 			char *err_path;
 			if (asprintf(&err_path, "%s/runs/%zu/slurm-%s_%" PRId64 ".err", b->dir, c,
 				     a->array_job, a->task) >= 0) {

@@ -148,7 +148,7 @@ static int setup(void **state)
 	snprintf(prov.host, sizeof(prov.host), "host");
 	{
 		struct sb_bench_new bn = { "unit.yaml", spec_text, strlen(spec_text), plan, root,
-					   &cfg, &prov };
+					   &cfg, &prov, NULL };
 		assert_int_equal(sb_bench_create(&bn, &dir, &existed, &err), 0);
 	}
 	sb_plan_destroy(plan);
