@@ -168,8 +168,8 @@ int cmd_rerun(int argc, char **argv)
 		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--dry-run] [--json]\n"
 		"\n"
 		"Submits a new attempt for the children whose class is one of CLASS\n"
-		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
-		"invalid).  Earlier attempts stay in the record.\n";
+		"(failed, killed, stopped, incomplete, stale, missing, partial,\n"
+		"inconsistent, invalid).  Earlier attempts stay in the record.\n";
 	struct sb_rerun_opts o = { 0 };
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };
