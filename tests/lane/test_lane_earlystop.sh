@@ -98,6 +98,30 @@ for s in late absent; do
 		"$("$SBCTL" log "$(log_of "$d" 0)" --json | jq -r 'select(.type=="finish") | .early_stop')" null
 done
 
+# --- a metrics file caught half-written is no error: the next heartbeat reads it
+cat > torn.sh <<'SH'
+printf '{"loss": 10, "st' > "$SB_METRICS_FILE"
+sleep 2.5
+printf '{"loss": 10, "step": 3}' > "$SB_METRICS_FILE"
+sleep 30
+SH
+write_spec torn.yaml "name: es-torn
+command: [sh, $PWD/torn.sh]
+heartbeat: 1
+metrics: metrics.json
+early_stop:
+  - {metric: loss, above: 5}"
+"$SBCTL" submit torn.yaml --json > torn.submit.json
+wait_for 40 all_done
+d=$(jqf torn.submit.json .benchmark.dir)
+st torn.json "$d"
+expect_child torn.json 0 stopped '^early stop: loss=10 above 5 after 0 s, as declared \(stopped at [3-9] s\)$'
+"$SBCTL" log "$(log_of "$d" 0)" --json > torn.log.json
+expect "the heartbeats of the half-written file carry no metrics, the later ones do" \
+	"$(jq -r 'select(.type=="heartbeat") | has("metrics")' torn.log.json | uniq | tr '\n' ' ')" "false true "
+expect "the half-written file is no error in the finish" \
+	"$(jq -r 'select(.type=="finish") | [.metrics_error, .metrics.step] | @tsv' torn.log.json)" "$(printf '\t3')"
+
 # --- no rules: heartbeats never read the metrics file
 write_spec norule.yaml "name: es-norule
 command: [sh, $PWD/flat.sh, '2.5']
