@@ -48,7 +48,7 @@ static int str_of(const msgpack_object *o, const char **s, int *n)
 
 int sb_early_stop_reason(const msgpack_object *o, char **reason)
 {
-	char v[SB_DOUBLE_TEXT_MAX], a[SB_DOUBLE_TEXT_MAX], e[SB_DOUBLE_TEXT_MAX];
+	char v[SB_DOUBLE_TEXT_MAX], a[SB_DOUBLE_TEXT_MAX];
 	const char *metric = "?", *rule = "?";
 	int nm = 1, nr = 1;
 
@@ -59,10 +59,10 @@ int sb_early_stop_reason(const msgpack_object *o, char **reason)
 		return (*reason = strdup("stopped by an early-stop rule")) ? 0 : -1;
 	str_of(sb_mp_get(o, "metric"), &metric, &nm);
 	str_of(sb_mp_get(o, "rule"), &rule, &nr);
-	if (asprintf(reason, "%.*s=%s %.*s after %s s, as declared (stopped at %s s)", nm, metric,
+	/* the rule as declared; when it held is in the record (after_s) */
+	if (asprintf(reason, "%.*s=%s %.*s after %s s, as declared", nm, metric,
 		     num_text(sb_mp_get(o, "value"), v), nr, rule,
-		     secs_text(sb_mp_get(o, "declared_after_s"), a),
-		     secs_text(sb_mp_get(o, "after_s"), e)) < 0) {
+		     secs_text(sb_mp_get(o, "declared_after_s"), a)) < 0) {
 		*reason = NULL;
 		return -1;
 	}

@@ -6,7 +6,7 @@
 
 #include <msgpack.h>
 
-/* *reason = "loss=7.3 above 5 after 600 s, as declared (stopped at 612 s)"
+/* *reason = "loss=7.3 above 5 after 600 s, as declared" (the rule's after)
  * (malloc'd) when o is a finish record's early_stop map; NULL when o is
  * NULL or nil.  A map that lacks its keys still gives a reason (the
  * record is verified: the run was stopped).  -1 when out of memory. */
