@@ -9,7 +9,7 @@
 for i in 1 2 3 4 5; do
 	write_spec s$i.yaml "name: s$i
 command: [sh, -c, 'sleep \$0', '{nap}']
-parameters: {nap: [4]}"
+parameters: {nap: [60]}"
 done
 
 "$SBCTL" submit s1.yaml --lane gse --json > s1.json
@@ -41,10 +41,19 @@ expect "--max-active 2 admits a second benchmark" "$? $(jq '.lane.active | lengt
 "$SBCTL" submit s4.yaml --lane gse --max-active 2 > /dev/null
 expect "a third is refused with --max-active 2" "$?" 4
 
+# cancel_all: every job of the fake gone (the children sleep a minute, so
+# that no lane gets free on its own on a loaded machine)
+cancel_all() {
+	local ids
+	ids=$(squeue -h -o %F | sort -u)
+	[ -z "$ids" ] || scancel $ids
+	wait_for 30 all_done
+}
+
 # two submits of one free lane at the same moment: exactly one submits.  The
 # lane's squeue is made slow, so that without the lane's lock both would
 # ask it before either submitted.
-wait_for 30 all_done
+cancel_all
 shim squeue 'case " $* " in *" --me "*) sleep 1;; esac'
 "$SBCTL" submit s4.yaml --lane race --json > r4.json & p4=$!
 "$SBCTL" submit s5.yaml --lane race --json > r5.json & p5=$!
@@ -53,7 +62,7 @@ wait $p5; rc5=$?
 expect "concurrent: one exits 0, the other 4" "$(printf '%s\n' $rc4 $rc5 | sort | tr '\n' ' ')" "0 4 "
 expect "concurrent: one job array in the queue for the lane" \
 	"$(squeue -h -o %j | grep -c '^race\.sb-')" 1
-wait_for 30 all_done
+cancel_all
 "$SBCTL" submit s2.yaml --lane gse --json > again.json
 expect "once the lane's jobs are over it is free again" "$? $(jqf again.json .lane.busy)" "0 false"
 

@@ -16,14 +16,20 @@ repeats: 2"
 dir=$(jqf s.json .benchmark.dir)
 job=$(jqf s.json '.jobs[0].job_id')
 
-# while children run: makespan is null, a running child has no end
-wait_for 20 started "$dir" 0
-st run.json "$dir"
+# while a child runs: makespan is null, a running child has no end (a
+# benchmark of its own, whose child sleeps a minute, then is cancelled)
+write_spec long.yaml "name: long
+command: [sh, -c, 'sleep 60']"
+"$SBCTL" submit long.yaml --json > long.json
+ldir=$(jqf long.json .benchmark.dir)
+wait_for 20 started "$ldir" 0
+st run.json "$ldir"
 expect "while running: makespan_s is null" "$(jqf run.json .benchmark.makespan_s)" null
 expect "while running: first_submitted is known" \
 	"$(jq -r '.benchmark.first_submitted | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$")' run.json)" true
-expect "a running child has started but not ended" \
-	"$(jq -r '.children[0] | [.started != null, .ended] | @tsv' run.json)" "$(printf 'true\t')"
+expect "a running child has started but not ended, and runs for some time already" \
+	"$(jq -r '.children[0] | [.started != null, .ended, .run_s >= 0] | @tsv' run.json)" "$(printf 'true\t\ttrue')"
+scancel "$(jqf long.json '.jobs[0].job_id')"
 
 wait_for 30 all_done
 st o.json "$dir" --settle 0
