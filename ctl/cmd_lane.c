@@ -18,8 +18,13 @@ int cmd_submit_lane(const char *spec, const struct sb_submit_opts *o,
 	if (sb_lane_submit(sb_cli_ctx(), spec, o, lo, &r, &err) < 0) {
 		const struct sb_submit_result *s = sb_lane_result_submit(r);
 
-		fprintf(stderr, "sbctl submit: %s%s\n", err.msg, err.code == SB_ERR_SCHEDULER
-			? " (nothing was submitted: whether the lane is busy cannot be told)" : "");
+		if (s && lo->check && sb_submit_result_job_count(s) == sb_submit_result_chunk_count(s))
+			fprintf(stderr, "sbctl submit: submitted %s, but the check could not run: %s\n",
+				sb_submit_result_dir(s), err.msg);
+		else
+			fprintf(stderr, "sbctl submit: %s%s\n", err.msg, err.code == SB_ERR_SCHEDULER &&
+				lo->lane && !s ? " (nothing was submitted: whether the lane is busy "
+				"cannot be told)" : "");
 		if (s && sb_submit_result_resumable(s))
 			fprintf(stderr, "sbctl submit: %zu of %zu job arrays are submitted; run "
 				"'sbctl submit %s' again to continue\n", sb_submit_result_job_count(s),
