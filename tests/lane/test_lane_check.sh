@@ -56,4 +56,15 @@ expect "held: the pending reason" "$(jq -c '.check.pending' held.json)" '[{"reas
 expect "--check with --dry-run is a usage error" "$?" 2
 "$SBCTL" submit ok.yaml --check=abc > /dev/null 2> abc.err
 expect "--check=abc is a usage error" "$?" 2
+
+# the scheduler's accounting down for the whole check: exit 1, and it says
+# that the benchmark was submitted all the same
+write_spec down.yaml "name: down
+command: [sh, -c, 'sleep 1']"
+shim sacct 'echo "sacct: error: slurmdbd is down" >&2; exit 1'
+"$SBCTL" submit down.yaml --check=2 > down.out 2> down.err
+expect "a check that never reaches the scheduler exits 1" "$?" 1
+expect_match "and says the benchmark was submitted" "$(cat down.err)" \
+	'submitted /.*/down-[0-9a-f]{12}, but the check could not run: .*slurmdbd is down'
+rm -f "$SHIM/sacct"
 t_done
