@@ -190,8 +190,8 @@ static int spec_identity(const char *spec_path, struct sb_lane_result *r, struct
 }
 
 /* Under the lane's lock: busy, or submitted and listed. */
-static int lane_submit(const struct sb_ctx *ctx, const char *spec_path,
-		       const struct sb_submit_opts *so, struct sb_lane_result *r, struct sb_error *err)
+static int lane_submit(const struct sb_ctx *ctx, const char *spec_path, bool dry_run,
+		       struct sb_lane_result *r, struct sb_error *err)
 {
 	const char *root = sb_ctx_root(ctx);
 	char *dir = NULL, *lock = NULL, *listp = NULL, *list = NULL;
@@ -215,7 +215,7 @@ static int lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 		rc = spec_identity(spec_path, r, err);
 		goto out;
 	}
-	rc = sb_submit(ctx, spec_path, so, &r->submit, err);
+	rc = sb_submit_lane(ctx, spec_path, dry_run, r->lane, &r->submit, err);
 	/* listed even after a partial submit: its jobs are in the queue */
 	if (r->submit && r->submit->dir && !r->submit->already_submitted &&
 	    list_add(listp, r->submit, rc == 0 ? err : NULL) < 0 && rc == 0)
@@ -234,13 +234,13 @@ int sb_lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 		   const struct sb_submit_opts *sopts, const struct sb_lane_opts *opts,
 		   struct sb_lane_result **res, struct sb_error *err)
 {
-	struct sb_submit_opts so = sopts ? *sopts : (struct sb_submit_opts){ 0 };
+	bool dry_run = sopts && sopts->dry_run;
 	struct sb_lane_opts lo = opts ? *opts : (struct sb_lane_opts){ 0 };
 	struct sb_lane_result *r;
 	int rc;
 
 	*res = NULL;
-	if (so.dry_run && (lo.check || lo.lane))
+	if (dry_run && (lo.check || lo.lane))
 		return sb_error_set(err, SB_ERR_INPUT, "a dry run submits nothing: it cannot be "
 				    "checked or kept in a lane");
 	if (lo.lane && sb_lane_name_check(lo.lane, err) < 0)
@@ -252,14 +252,13 @@ int sb_lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	r->max_active = lo.max_active ? lo.max_active : 1;
 	if (lo.lane) {
-		so.lane = lo.lane;
 		if ((r->lane = strdup(lo.lane)) == NULL) {
 			free(r);
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
-		rc = lane_submit(ctx, spec_path, &so, r, err);
+		rc = lane_submit(ctx, spec_path, dry_run, r, err);
 	} else {
-		rc = sb_submit(ctx, spec_path, &so, &r->submit, err);
+		rc = sb_submit_lane(ctx, spec_path, dry_run, NULL, &r->submit, err);
 	}
 	if (rc == 0 && lo.check && !r->busy) {
 		const struct sb_submit_result *s = r->submit;

@@ -621,17 +621,23 @@ void sb_submit_result_release(struct sb_submit_result *res)
 int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
 	      struct sb_submit_result **res, struct sb_error *err)
 {
+	return sb_submit_lane(ctx, spec_path, opts && opts->dry_run, NULL, res, err);
+}
+
+int sb_submit_lane(const struct sb_ctx *ctx, const char *spec_path, bool dry_run,
+		   const char *lane, struct sb_submit_result **res, struct sb_error *err)
+{
 	struct sb_submit_result *r = calloc(1, sizeof(*r));
 	int rc;
 
 	*res = NULL;
 	if (r == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	if (opts && opts->lane && sb_lane_name_check(opts->lane, err) < 0) {
+	if (lane && sb_lane_name_check(lane, err) < 0) {
 		free(r);
 		return -1;
 	}
-	rc = submit_spec(ctx, spec_path, opts && opts->dry_run, opts ? opts->lane : NULL, r, err);
+	rc = submit_spec(ctx, spec_path, dry_run, lane, r, err);
 	r->kind = SB_SUBMIT_KIND_SUBMIT;
 	if (rc == 0 || r->dir)
 		*res = r;  /* on failure: what was done, for "run it again to continue" */

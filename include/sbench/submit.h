@@ -57,11 +57,6 @@ struct sb_submit_opts {
 	 * result only: nothing is created, nothing submitted (the text
 	 * rendering is that of `sbctl submit --dry-run`). */
 	bool dry_run;
-	/* The lane of a new benchmark (docs/lane.md): written into its record
-	 * and its job names ("<lane>.sb-..."); NULL: none.  1 to 32 of A-Z
-	 * a-z 0-9 . _ -.  sb_lane_submit (<sbench/lane.h>) also keeps the lane
-	 * at most K benchmarks busy. */
-	const char *lane;
 };
 
 /* The options of sb_rerun; zero-initialise it too. */

@@ -101,7 +101,7 @@ class AnalyzeOpts(ctypes.Structure):
 
 
 class SubmitOpts(ctypes.Structure):
-    _fields_ = [("dry_run", ctypes.c_bool), ("lane", ctypes.c_char_p)]
+    _fields_ = [("dry_run", ctypes.c_bool)]
 
 
 # lane.h
