@@ -8,6 +8,7 @@
 
 #include <msgpack.h>
 
+#include "agent/earlystop.h"
 #include "sbench/error.h"
 #include "sbench/key.h"
 #include "sbench/log.h"
@@ -36,6 +37,7 @@ struct sb_agent_run {
 	double heartbeat_s;           /* 0 disables heartbeats */
 	double kill_wait_s;           /* budget after a termination signal */
 	const char *run_dir;          /* absolute; the command's working directory */
+	const struct sb_agent_early_stop *early_stop; /* NULL or no rules: none */
 };
 
 struct sb_agent_result;
@@ -56,6 +58,7 @@ struct sb_agent_outcome {
 	double finish_deadline;       /* CLOCK_MONOTONIC seconds; 0 = none */
 	double kill_deadline;         /* the end of the kill-wait budget; 0 = none */
 	uint64_t records_skipped;     /* heartbeat/signal records never written */
+	struct sb_agent_early_hit early; /* an early-stop rule stopped the command */
 };
 
 /* ---- run.c ---------------------------------------------------------- */
@@ -163,8 +166,9 @@ void sb_agent_metrics_release(struct sb_agent_metrics *m);
 int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	const struct sb_key *key, const struct sb_agent_host *host);
 
+/* m: the metrics file read at this heartbeat, or NULL (no "metrics" key). */
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u);
+	const struct sb_agent_usage *u, const struct sb_agent_metrics *m);
 
 /* action: "forwarded", "not_forwarded" (no process left), "kill_after_killwait" */
 int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action);
@@ -178,6 +182,7 @@ struct sb_agent_finish {
 	const char *metrics_error;    /* the metrics file could not be read, or NULL */
 	uint64_t records;             /* records in the file including this one */
 	uint64_t records_skipped;     /* written as skipped_records when not 0 */
+	const struct sb_agent_early_stop *early_stop; /* the rules outcome->early names */
 };
 
 int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f);

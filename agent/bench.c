@@ -430,7 +430,8 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		goto out;
 	}
 	b->kill_wait_s = (double)v;
-	if (build_env(b, task, err) < 0)
+	if (sb_agent_early_stop_load(&b->early_stop, sb_mp_get(&u.data, "early_stop"), err) < 0 ||
+	    build_env(b, task, err) < 0)
 		goto out;
 	o = sb_mp_get(&u.data, "spec_dir");
 	if (o && o->type != MSGPACK_OBJECT_NIL && (spec_dir = dup_str(o)) == NULL) {

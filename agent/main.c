@@ -194,6 +194,7 @@ static void run_from_bench(int argc, char **argv, struct sb_agent_bench *b,
 	run->heartbeat_s = b->heartbeat_s;
 	run->kill_wait_s = b->kill_wait_s;
 	run->run_dir = b->run_dir;
+	run->early_stop = &b->early_stop;
 }
 
 /* With fd 0, 1 or 2 closed, the log could get that number and a message
@@ -404,6 +405,7 @@ int main(int argc, char **argv)
 	fin.metrics = &metrics;
 	fin.records = sb_log_writer_count(w) + 1;
 	fin.records_skipped = outcome.records_skipped;
+	fin.early_stop = run.early_stop;
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_finish(&sb, &fin);
 	/* after a termination signal, Slurm's SIGKILL ends the retries anyway */

@@ -37,6 +37,7 @@ struct loop {
 	int term_sig;          /* the first termination signal, 0 = none */
 	double term_at, kill_at;
 	int killed;
+	struct sb_agent_early_hit early; /* an early-stop rule held: TERM was sent */
 };
 
 double sb_agent_now(void)
@@ -133,20 +134,45 @@ static void children_usage(struct sb_agent_usage *u)
 	u->max_rss_kb = ru.ru_maxrss;
 }
 
+static int group_alive(const struct loop *l);
+
+/* The first early-stop rule that holds stops the command as a termination
+ * signal would: TERM to its group now, KILL at the end of the kill wait. */
+static void early_stop(struct loop *l, const struct sb_agent_metrics *m, double now)
+{
+	double kw = l->run->kill_wait_s;
+	int fwd;
+
+	if (l->child_done || l->term_sig || l->early.fired ||
+	    !sb_agent_early_stop_check(l->run->early_stop, m, now - l->t0, &l->early))
+		return;
+	fwd = group_alive(l) && kill(-l->child, SIGTERM) == 0;
+	record_signal(l, SIGTERM, fwd ? "sent_for_early_stop" : "not_forwarded");
+	l->kill_at = now + kw - fmin(KILL_RESERVE, 0.3 * kw);
+}
+
 static void heartbeat(struct loop *l, double now)
 {
+	struct sb_agent_metrics m = { 0 };
 	struct sb_agent_usage u;
 	msgpack_sbuffer sb;
-	int rc;
+	int rc, have = 0;
 
 	/* reaped descendants, plus the command itself while it runs */
 	children_usage(&u);
 	if (!l->child_done)
 		proc_usage(l->child, &u);
+	/* the metrics file only when rules read it; a file the command is
+	 * writing right now does not parse: the next heartbeat reads it again */
+	if (l->run->early_stop && l->run->early_stop->n && l->run->metrics && !l->child_done)
+		have = sb_agent_metrics_read(l->run->metrics, &m, NULL) == 0;
 	msgpack_sbuffer_init(&sb);
-	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u);
+	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, have ? &m : NULL);
 	append(l, "heartbeat", &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
+	if (have)
+		early_stop(l, &m, now);
+	sb_agent_metrics_release(&m);
 }
 
 /* Reaps what has ended; 1 when no child is left at all. */
@@ -425,7 +451,7 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 		now = sb_agent_now();
 		if (l.next_hb > 0)
 			wake = l.next_hb;
-		if (l.term_sig && !l.killed && l.kill_at < wake)
+		if ((l.term_sig || l.early.fired) && !l.killed && l.kill_at < wake)
 			wake = l.kill_at;
 		if (l.killed && now + 0.01 < wake)
 			wake = now + 0.01;
@@ -444,8 +470,8 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 			if (l.next_hb <= now) /* fell behind: no burst to catch up */
 				l.next_hb = now + run->heartbeat_s;
 		}
-		if (l.term_sig && !l.killed && now >= l.kill_at) {
-			record_signal(&l, l.term_sig, "kill_after_killwait");
+		if ((l.term_sig || l.early.fired) && !l.killed && now >= l.kill_at) {
+			record_signal(&l, l.term_sig ? l.term_sig : SIGTERM, "kill_after_killwait");
 			kill_tree(&l);
 			l.killed = 1;
 		}
@@ -463,6 +489,7 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 	if (l.term_sig)
 		out->kill_deadline = l.term_at + run->kill_wait_s;
 	out->records_skipped = l.skipped;
+	out->early = l.early;
 	return 0;
 }
 

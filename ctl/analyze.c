@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ctl/analyze.h"
+#include "ctl/spans.h"
 #include "ctl/spec.h"
 #include "ctl/suggest.h"
 #include "sbench/plan.h"
@@ -411,6 +412,8 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 				sb_stats_compute(vals + start[g], start[g + 1] - start[g],
 						 &out->groups[g].stats[m]);
 	}
+	if (sb_spans_group_resources(st, group_of, out->groups, out->ngroups) < 0)
+		goto oom;
 	out->group_of = group_of;
 	group_of = NULL;
 	if (opts->sort != NULL && rank_groups(st, opts, out, err) < 0)

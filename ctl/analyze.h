@@ -19,6 +19,7 @@ struct sb_group {
 	size_t n;                   /* succeeded children */
 	size_t classes[SB_CLASS_COUNT];
 	struct sb_stats *stats;     /* one per analysis metric; n 0 when none */
+	struct sb_stats resources[3]; /* wall_s, max_rss_kb, cpu_s (ctl/spans.h) */
 };
 
 struct sb_analysis {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctl/analyze.h"
+#include "ctl/spans.h"
 #include "ctl/plan_json.h"
 #include "ctl/render.h"
 #include "proto/json.h"
@@ -82,6 +83,8 @@ static void render_json(FILE *out, const struct sb_status *st, const struct sb_a
 			sb_json_obj_end(&j);
 		}
 		sb_json_obj_end(&j);
+		sb_json_key(&j, "resources");
+		sb_spans_json_resources(&j, gr->resources);
 		sb_json_obj_end(&j);
 	}
 	sb_json_arr_end(&j);

@@ -160,7 +160,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 
 	if (ch == NULL)
 		return sb_errorf(err, "out of memory");
-	sb_canon_map(c, 10);
+	sb_canon_map(c, n->lane ? 11 : 10);
 	sb_canon_cstr(c, "child_list");
 	sb_canon_array(c, count);
 	for (i = 0; i < count; i++) {
@@ -185,6 +185,8 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	sb_canon_int(c, 1);
 	sb_canon_cstr(c, "kill_wait");
 	sb_canon_int(c, n->cfg->kill_wait);
+	if (n->lane)
+		sb_canon_key_cstr(c, "lane", n->lane);
 	sb_canon_cstr(c, "max_array_size");
 	sb_canon_int(c, n->cfg->max_array_size);
 	sb_canon_key_cstr(c, "name", sb_spec_name(spec));
@@ -467,6 +469,7 @@ static struct sb_bench *open_bench(const char *path, int *refused, struct sb_err
 	spec = sb_mp_get(&u.data, "spec");
 	prov = sb_mp_get(&u.data, "provenance");
 	b->name = get_str(&u.data, "name", NULL);
+	b->lane = get_str(&u.data, "lane", NULL);
 	b->tag = get_str(&u.data, "tag", NULL);
 	digest = get_str(&u.data, "digest", NULL);
 	b->spec_source = spec ? get_str(spec, "source", &b->spec_len) : NULL;
@@ -566,6 +569,7 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b->dir);
 	free(b->name);
 	free(b->tag);
+	free(b->lane);
 	free(b->spec_source);
 	free(b->spec_path);
 	free(b->spec_dir);

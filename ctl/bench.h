@@ -35,6 +35,7 @@ struct sb_bench {
 	char *spec_path;
 	char *spec_dir;           /* the spec's directory (absolute), for {spec_dir};
 				   * NULL in a record of an older sbctl */
+	char *lane;               /* the lane it was submitted in (docs/lane.md), or NULL */
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
 };
@@ -49,6 +50,7 @@ struct sb_bench_new {
 	const struct sb_slurm_config *cfg;
 	const struct sb_provenance *prov;
 	const char *spec_dir;     /* the spec's directory, absolute (NULL: unknown) */
+	const char *lane;         /* submit --lane: into the record, or NULL */
 };
 
 /* The directory a benchmark gets: <root>/<name>-<digest[:12]>, root made

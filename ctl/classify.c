@@ -8,7 +8,7 @@
 
 static const char *const class_names[SB_CLASS_COUNT] = {
 	"succeeded", "failed", "killed", "incomplete", "stale", "missing",
-	"partial", "inconsistent", "invalid", "pending", "running",
+	"partial", "inconsistent", "invalid", "pending", "running", "stopped",
 };
 
 const char *sb_class_name(enum sb_class c)
@@ -233,6 +233,12 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 	}
 	if (sched->cancel_recorded && !started && !is_active_state(st)) {
 		verdict(out, SB_CLASS_KILLED, "cancelled by 'sbctl cancel' before it started");
+		return;
+	}
+
+	/* 3b. stopped (v3): an early-stop rule of the spec held (whatever the exit) */
+	if (finished && has(log->early_stop)) {
+		verdict(out, SB_CLASS_STOPPED, "early stop: %s", log->early_stop);
 		return;
 	}
 

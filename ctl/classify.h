@@ -29,7 +29,13 @@ struct sb_log_evidence {
 	                         unreadable at finish (none when all were there) */
 	char *changed;        /* a declared result changed since the verified
 	                         exit-0 finish (none when none did) */
+	char *early_stop;     /* finish: an early-stop rule stopped the run, what
+	                         held (ctl/earlystop.h), or none */
 	int64_t finish_ns;    /* time of the finish record, or 0 */
+	int64_t start_ns;     /* time of the start record, or 0 */
+	bool has_usage;       /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
+	double wall_s, cpu_s;
+	int64_t max_rss_kb;
 	int64_t last_life_ns; /* newest of the last record's time and the file's mtime */
 };
 

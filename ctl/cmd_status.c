@@ -11,6 +11,7 @@
 struct status_args {
 	const char *bench;
 	bool json;
+	bool spans;               /* --spans: the lane's spans after the text */
 	struct sb_status_opts o;
 	struct sb_status_text_opts text;
 };
@@ -40,6 +41,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 			a->json = true;
 		} else if (!strcmp(s, "--offline") && !wait) {
 			a->o.offline = true;
+		} else if (!strcmp(s, "--spans") && !wait) {
+			a->spans = true;
 		} else if (!strcmp(s, "--rehash") && !wait) {
 			a->o.rehash = true;
 		} else if (!strcmp(s, "--class") && !wait) {
@@ -121,7 +124,7 @@ int cmd_status(int argc, char **argv)
 
 	if (rc != 0) {
 		fputs("usage: sbctl status BENCH [--json] [--class CLASS,...] [--offline] [--settle SECONDS]\n"
-		      "                          [--rehash]\n",
+		      "                          [--rehash] [--spans]\n",
 		      rc > 0 ? stdout : stderr);
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
@@ -134,6 +137,8 @@ int cmd_status(int argc, char **argv)
 		return rc;
 	}
 	rc = show("status", st, a.json, &a.text);
+	if (a.spans && !a.json && sb_status_render_spans(st, stdout, &err) < 0) /* docs/lane.md */
+		rc = fail("status", &err);
 	sb_status_destroy(st);
 	sb_bench_destroy(b);
 	return rc;

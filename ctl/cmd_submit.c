@@ -9,18 +9,24 @@
 #include <string.h>
 
 #include "ctl/commands.h"
+#include "ctl/numarg.h"
 #include "sbench/context.h"
+#include "sbench/lane.h"
 #include "sbench/submit.h"
 
 static void usage(FILE *out)
 {
 	fputs("usage: sbctl submit SPEC [--root DIR] [--dry-run] [--json] [--no-reuse | --reuse-from BENCH]\n"
+	      "                   [--check[=SECONDS]] [--lane NAME [--max-active K]]\n"
 	      "\n"
 	      "Plans SPEC, creates its benchmark directory under DIR (default $SB_ROOT,\n"
 	      "else ./sbench-runs), and submits its children as Slurm job arrays.\n"
 	      "Submitting the same spec again submits nothing; an interrupted submit\n"
 	      "continues where it stopped.  Children whose digest succeeded in an earlier\n"
-	      "benchmark of the same name and tag are reused, not run again.\n", out);
+	      "benchmark of the same name and tag are reused, not run again.  --check\n"
+	      "watches it for SECONDS (default 60) and reports early failures (exit 3);\n"
+	      "--lane submits nothing while K benchmarks of the lane are still active\n"
+	      "(exit 4; docs/lane.md).\n", out);
 }
 
 /* The library's warnings, one line each on stderr. */
@@ -77,8 +83,13 @@ int cmd_submit(int argc, char **argv)
 		{ "no-reuse", no_argument, NULL, 'N' },
 		{ "reuse-from", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "check", optional_argument, NULL, 'c' },
+		{ "lane", required_argument, NULL, 'l' },
+		{ "max-active", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct sb_lane_opts lo = { 0 };
+	uint64_t k;
 	struct sb_ctx *ctx = sb_cli_ctx();
 	struct sb_submit_opts o = { 0 };
 	struct sb_submit_result *res;
@@ -95,6 +106,22 @@ int cmd_submit(int argc, char **argv)
 		case 'N': o.no_reuse = true; break;
 		case 'F': o.reuse_from = optarg; break;
 		case 'h': usage(stdout); return SB_EXIT_OK;
+		case 'c':
+			lo.check = true;
+			if (optarg && sb_parse_seconds(optarg, 1e7, &lo.check_seconds, &err) < 0) {
+				fprintf(stderr, "sbctl submit: --check=%s: %s\n", optarg, err.msg);
+				return SB_EXIT_USAGE;
+			}
+			break;
+		case 'l': lo.lane = optarg; break;
+		case 'm':
+			if (sb_parse_uint(optarg, 1000000, &k, &err) < 0 || k == 0) {
+				fprintf(stderr, "sbctl submit: --max-active needs a number from 1 to "
+					"1000000, not '%s'\n", optarg);
+				return SB_EXIT_USAGE;
+			}
+			lo.max_active = (int64_t)k;
+			break;
 		default: usage(stderr); return SB_EXIT_USAGE;
 		}
 	}
@@ -117,6 +144,12 @@ int cmd_submit(int argc, char **argv)
 		return sb_cli_exit(&err);
 	}
 	sb_ctx_set_warn(ctx, warn_stderr, NULL);
+	if (lo.max_active && !lo.lane) {
+		fputs("sbctl submit: --max-active needs --lane\n", stderr);
+		return SB_EXIT_USAGE;
+	}
+	if (lo.check || lo.lane)
+		return cmd_submit_lane(spec, &o, &lo, json); /* ctl/cmd_lane.c */
 	if (sb_submit(ctx, spec, &o, &res, &err) < 0) {
 		size_t len = strlen(spec) + sizeof("sbctl submit ");
 		char *again = malloc(len);
@@ -145,9 +178,9 @@ int cmd_rerun(int argc, char **argv)
 		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json]\n"
 		"\n"
 		"Submits a new attempt for the children whose class is one of CLASS\n"
-		"(failed, killed, incomplete, stale, missing, partial, inconsistent,\n"
-		"invalid), with the time limit T (sbatch --time) when given.  Earlier\n"
-		"attempts stay in the record.\n";
+		"(failed, killed, stopped, incomplete, stale, missing, partial,\n"
+		"inconsistent, invalid), with the time limit T (sbatch --time) when\n"
+		"given.  Earlier attempts stay in the record.\n";
 	struct sb_rerun_opts o = { 0 };
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };

@@ -4,6 +4,8 @@
 #ifndef SB_CTL_COMMANDS_H
 #define SB_CTL_COMMANDS_H
 
+#include <stdbool.h>
+
 #include "sbench/error.h"
 
 enum sb_exit {
@@ -11,6 +13,7 @@ enum sb_exit {
 	SB_EXIT_RUNTIME = 1,
 	SB_EXIT_USAGE = 2,
 	SB_EXIT_PROBLEM = 3,
+	SB_EXIT_LANE_BUSY = 4,  /* submit --lane only: nothing submitted (docs/lane.md) */
 };
 
 /* The exit status for a failed library call: 2 for input and not-found
@@ -40,5 +43,13 @@ int cmd_cancel(int argc, char **argv);
 int cmd_output(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_forget(int argc, char **argv);
+
+struct sb_submit_opts;
+struct sb_lane_opts;
+/* sbctl submit with --check or --lane (ctl/cmd_lane.c): submits, renders,
+ * and returns 0, 1, 2, 3 (the check found a failure) or 4 (the lane was
+ * busy). */
+int cmd_submit_lane(const char *spec, const struct sb_submit_opts *o,
+		    const struct sb_lane_opts *lo, bool json);
 
 #endif

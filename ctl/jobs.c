@@ -14,6 +14,7 @@
 #include "ctl/plan_canon.h"
 #include "ctl/fsutil.h"
 #include "ctl/jobs.h"
+#include "ctl/spec_earlystop.h"
 #include "proto/benchdir.h"
 #include "proto/mpcheck.h"
 #include "sbench/context.h"
@@ -52,7 +53,9 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 			return sb_errorf(err, "out of memory");
 		}
 		memcpy(c->children, children + first, c->n * sizeof(*c->children));
-		snprintf(c->name, sizeof(c->name), "sb-%.12s-a%" PRId64 "-c%zu", b->digest, attempt, k);
+		/* in a lane, the lane first, so that squeue shows it (docs/lane.md) */
+		snprintf(c->name, sizeof(c->name), "%s%ssb-%.12s-a%" PRId64 "-c%zu", b->lane ? b->lane : "",
+			 b->lane ? "." : "", b->digest, attempt, k);
 		if (throttle > 0)
 			snprintf(c->array, sizeof(c->array), "0-%zu%%%" PRId64, c->n - 1, throttle);
 		else
@@ -144,13 +147,17 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 
 	if (child == NULL)
 		return sb_errorf(err, "out of memory");
-	sb_canon_map(c, 10);
+	sb_canon_map(c, sb_spec_early_stop_count(spec) ? 11 : 10);
 	sb_canon_cstr(c, "attempt");
 	sb_canon_int(c, ch->attempt);
 	sb_canon_cstr(c, "bench");
 	sb_canon_cstr(c, b->digest);
 	sb_canon_cstr(c, "chunk");
 	sb_canon_int(c, (int64_t)ch->index);
+	if (sb_spec_early_stop_count(spec)) { /* read by sbagent (agent/earlystop.c) */
+		sb_canon_cstr(c, "early_stop");
+		sb_early_stop_canon(c, spec);
+	}
 	sb_canon_cstr(c, "format");
 	sb_canon_int(c, 1);
 	sb_canon_cstr(c, "heartbeat");

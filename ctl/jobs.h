@@ -17,7 +17,7 @@ struct sb_chunk {
 	size_t index;           /* chunk number within the attempt */
 	size_t *children;       /* child index of each task id */
 	size_t n;
-	char name[96];          /* the job name: sb-<digest[:12]>-a<attempt>-c<k> */
+	char name[96];          /* the job name: [<lane>.]sb-<digest[:12]>-a<attempt>-c<k> */
 	char array[64];         /* the --array value, e.g. "0-11%4" */
 	char script[PATH_MAX];
 	char map[PATH_MAX];

@@ -11,6 +11,7 @@
 #include "ctl/parallel.h"
 #include "ctl/plan_canon.h"
 #include "ctl/spec.h"
+#include "ctl/spec_earlystop.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
 
@@ -338,7 +339,7 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 {
 	size_t i, total = 0, env_total = 0;
 
-	sb_canon_map(c, 7);
+	sb_canon_map(c, s->nearly_stop ? 8 : 7); /* early_stop only when declared */
 	sb_canon_cstr(c, "command");
 	if (s->shell) {
 		if (canon_tmpl(c, ch, &s->shell_cmd, true, &total) < 0)
@@ -348,6 +349,10 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 		for (i = 0; i < s->argc; i++)
 			if (canon_tmpl(c, ch, &s->argv[i], false, &total) < 0)
 				return too_long(s, &s->argv[i], true, ch->index, err);
+	}
+	if (s->nearly_stop) {
+		sb_canon_cstr(c, "early_stop");
+		sb_early_stop_canon(c, s);
 	}
 	sb_canon_cstr(c, "env");
 	sb_canon_map(c, s->nenv);

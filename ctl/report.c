@@ -31,6 +31,7 @@ static const char *const class_colour[SB_CLASS_COUNT] = {
 	[SB_CLASS_INVALID] = "#222222",
 	[SB_CLASS_PENDING] = "#9ecae1",
 	[SB_CLASS_RUNNING] = "#1f77b4",
+	[SB_CLASS_STOPPED] = "#17becf",
 };
 
 void sb_report_esc(FILE *out, const char *s)
@@ -51,7 +52,7 @@ const char *sb_report_class_css(enum sb_class c)
 {
 	static const char *const css[SB_CLASS_COUNT] = {
 		"c-succeeded", "c-failed", "c-killed", "c-incomplete", "c-stale", "c-missing",
-		"c-partial", "c-inconsistent", "c-invalid", "c-pending", "c-running",
+		"c-partial", "c-inconsistent", "c-invalid", "c-pending", "c-running", "c-stopped",
 	};
 	return (unsigned)c < SB_CLASS_COUNT ? css[c] : "c-missing";
 }

@@ -86,6 +86,8 @@ struct sb_spec {
 	const char **ametrics;
 	size_t nametrics;
 	bool has_ametrics;
+	struct sb_early_rule *early_stop; /* ctl/spec_earlystop.h; NULL: none */
+	size_t nearly_stop;
 	int line, col;          /* the top-level mapping */
 };
 

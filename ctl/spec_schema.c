@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/spec_earlystop.h"
 #include "ctl/spec_internal.h"
 #include "ctl/spec_template.h"
 #include "ctl/spec_yaml.h"
@@ -666,12 +667,12 @@ static int load_analysis(struct ld *ld, const struct sb_ynode *n)
 
 enum {
 	K_NAME, K_TAG, K_COMMAND, K_PARAMETERS, K_INCLUDE, K_EXCLUDE, K_REPEATS, K_ENV,
-	K_RESULTS, K_METRICS, K_HEARTBEAT, K_SLURM, K_ANALYSIS, K_COUNT
+	K_RESULTS, K_METRICS, K_HEARTBEAT, K_SLURM, K_ANALYSIS, K_EARLY_STOP, K_COUNT
 };
 
 static const char *const top_keys[K_COUNT] = {
 	"name", "tag", "command", "parameters", "include", "exclude", "repeats", "env",
-	"results", "metrics", "heartbeat", "slurm", "analysis",
+	"results", "metrics", "heartbeat", "slurm", "analysis", "early_stop",
 };
 
 static int load_top(struct ld *ld, const struct sb_ynode *root)
@@ -741,6 +742,8 @@ static int load_top(struct ld *ld, const struct sb_ynode *root)
 	if (slot[K_SLURM] != NULL && load_slurm(ld, slot[K_SLURM]) < 0)
 		return -1;
 	if (slot[K_ANALYSIS] != NULL && load_analysis(ld, slot[K_ANALYSIS]) < 0)
+		return -1;
+	if (slot[K_EARLY_STOP] != NULL && sb_spec_load_early_stop(s, slot[K_EARLY_STOP], ld->err) < 0)
 		return -1;
 	if (s->group_by == NULL) {
 		s->group_by = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(char *));

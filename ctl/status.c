@@ -33,6 +33,7 @@ static void log_evidence_release(struct sb_log_evidence *l)
 	free(l->error);
 	free(l->not_ok);
 	free(l->changed);
+	free(l->early_stop);
 	memset(l, 0, sizeof(*l));
 	l->exit_code = -1;
 }
@@ -330,7 +331,8 @@ static void apply_outcome(struct sb_attempt_status *a, const struct sb_subm_entr
 	r->exit_code = e->exit_code;
 	r->exit_signal = e->signal;
 	r->end = e->end;
-	r->start = r->submit = -1;
+	r->start = e->start > 0 ? e->start : -1;
+	r->submit = e->submit > 0 ? e->submit : -1;
 	a->sched.has_row = true;
 	a->sched.from_outcome = true;
 }
@@ -369,6 +371,8 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	e.exit_code = a->sched.row.exit_code;
 	e.signal = a->sched.row.exit_signal;
 	e.end = a->sched.row.end;
+	e.start = a->sched.row.start; /* the spans survive the accounting too */
+	e.submit = a->sched.row.submit;
 	if (sb_subm_append(*w, &e, NULL, err) < 0)
 		return -1;
 	st->outcomes_recorded++;

@@ -161,7 +161,7 @@ void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
  * "benchmark", "scheduler". */
 void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 
-/* An object with the count of each of the 11 classes, in contract order. */
+/* An object with the count of each of the 12 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
 
 /* The text of a child's scheduler state for output ("COMPLETED",

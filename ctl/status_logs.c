@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/earlystop.h"
 #include "ctl/index.h"
 #include "ctl/resulthash.h"
+#include "ctl/spans.h"
 #include "ctl/status_internal.h"
 #include "proto/benchdir.h"
 #include "proto/filehash.h"
@@ -284,15 +286,18 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 			a->log.last_life_ns = rec->time_ns;
 		if (!strcmp(rec->type, "start") && !a->log.has_start) {
 			a->log.has_start = true;
+			a->log.start_ns = rec->time_ns;
 			if (rec->id.job_id && (a->log.job_id = strdup(rec->id.job_id)) == NULL)
 				rc = -1;
 		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
 			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
 			a->log.has_finish = true;
 			a->log.finish_ns = rec->time_ns;
+			sb_span_usage_from_finish(pl, &a->log);
 			a->log.exit_code = (int)sb_status_mp_int(pl, "exit_code", -1);
 			a->log.signal = (int)sb_status_mp_int(pl, "signal", 0);
-			if (dup_str(pl, "error", &a->log.error) < 0)
+			if (dup_str(pl, "error", &a->log.error) < 0 ||
+			    sb_early_stop_reason(sb_mp_get(pl, "early_stop"), &a->log.early_stop) < 0)
 				rc = -1;
 			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
 				rc = -1;

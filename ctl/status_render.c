@@ -9,6 +9,7 @@
 #include "ctl/plan_json.h"
 #include "ctl/render.h"
 #include "ctl/report_child.h"
+#include "ctl/spans.h"
 #include "ctl/status.h"
 #include "ctl/suggest.h"
 #include "proto/json.h"
@@ -21,13 +22,18 @@ static void json_nullable_int(struct sb_json *j, int v)
 		sb_json_int(j, v);
 }
 
+static void bench_keys(struct sb_json *j, const struct sb_bench *b);
+
 void sb_status_json_head(struct sb_json *j, const struct sb_status *st)
 {
 	sb_json_obj_begin(j);
 	sb_json_key(j, "format");
 	sb_json_int(j, 1);
 	sb_json_key(j, "benchmark");
-	sb_status_json_benchmark(j, st->bench);
+	sb_json_obj_begin(j);
+	bench_keys(j, st->bench);
+	sb_spans_json_bench(j, st); /* first_submitted, last_ended, makespan_s */
+	sb_json_obj_end(j);
 	sb_json_key(j, "scheduler");
 	sb_json_str(j, st->consulted ? "consulted" : "offline");
 }
@@ -47,6 +53,12 @@ void sb_status_json_counts(struct sb_json *j, const size_t *counts)
 void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b)
 {
 	sb_json_obj_begin(j);
+	bench_keys(j, b);
+	sb_json_obj_end(j);
+}
+
+static void bench_keys(struct sb_json *j, const struct sb_bench *b)
+{
 	sb_json_key(j, "name");
 	sb_json_str(j, b->name);
 	sb_json_key(j, "tag");
@@ -57,7 +69,6 @@ void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b)
 	sb_json_str(j, b->dir);
 	sb_json_key(j, "children");
 	sb_json_uint(j, b->children);
-	sb_json_obj_end(j);
 }
 
 static int render_json(FILE *out, const struct sb_status *st, struct sb_error *err)
@@ -140,6 +151,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 		} else {
 			sb_json_null(&j);
 		}
+		sb_spans_json_child(&j, st, a); /* submitted ... cpu_s */
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < ch->nattempts; k++) {
@@ -212,7 +224,8 @@ static void print_group(FILE *out, const struct sb_status *st, const struct sb_r
 	if (shown < n)
 		fprintf(out, "  ... and %zu more (--class %s lists them all)\n", n - shown,
 			sb_class_name(cls));
-	if (cls == SB_CLASS_FAILED || cls == SB_CLASS_KILLED || cls == SB_CLASS_INCOMPLETE) {
+	if (cls == SB_CLASS_FAILED || cls == SB_CLASS_KILLED || cls == SB_CLASS_STOPPED ||
+	    cls == SB_CLASS_INCOMPLETE) {
 		tail = sb_child_stderr_tail(st->bench, c[0], 3, &err_path);
 		if (tail != NULL) {
 			if (n > 1)
@@ -244,6 +257,8 @@ static int render_text(FILE *out, const struct sb_status *st,
 
 	fprintf(out, "%s (%.12s): %zu children, scheduler %s\n", b->name, b->digest, st->n,
 		st->consulted ? "consulted" : "not consulted (--offline)");
+	if (b->lane)
+		fprintf(out, "  lane: %s\n", b->lane);
 	for (k = 0; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, "  %-13s %zu\n", sb_class_name((enum sb_class)k), st->counts[k]);

@@ -162,6 +162,8 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
 		else if (!strcmp(key, "chunk")) e->chunk = as_int(v);
 		else if (!strcmp(key, "child_index")) e->child = as_int(v);
 		else if (!strcmp(key, "end")) e->end = as_int(v);
+		else if (!strcmp(key, "start")) e->start = as_int(v);
+		else if (!strcmp(key, "submit")) e->submit = as_int(v);
 		else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
 		else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
 		else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
@@ -531,7 +533,7 @@ static void encode(const struct sb_subm_entry *e, struct sb_canon *c)
 	size_t n = (e->attempt >= 0) + (e->chunk >= 0) + (e->child >= 0) + (e->end >= 0) +
 		   (e->error[0] != 0) + (e->exit_code >= 0) + (e->job_id[0] != 0) +
 		   (e->job_name[0] != 0) + (e->type == SB_SUBM_SUBMITTED) + (e->signal >= 0) +
-		   (e->state[0] != 0);
+		   (e->state[0] != 0) + (e->start > 0) + (e->submit > 0);
 
 	/* keys in byte order; none equal to an envelope key (attempt, child,
 	 * job_id), so that the JSON view of a record shows them all */
@@ -546,7 +548,9 @@ static void encode(const struct sb_subm_entry *e, struct sb_canon *c)
 	if (e->job_name[0]) { sb_canon_cstr(c, "job_name"); sb_canon_cstr(c, e->job_name); }
 	if (e->type == SB_SUBM_SUBMITTED) { sb_canon_cstr(c, "recovered"); sb_canon_bool(c, e->recovered); }
 	if (e->signal >= 0) { sb_canon_cstr(c, "signal"); sb_canon_int(c, e->signal); }
+	if (e->start > 0) { sb_canon_cstr(c, "start"); sb_canon_int(c, e->start); }
 	if (e->state[0]) { sb_canon_cstr(c, "state"); sb_canon_cstr(c, e->state); }
+	if (e->submit > 0) { sb_canon_cstr(c, "submit"); sb_canon_int(c, e->submit); }
 }
 
 int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,

@@ -34,6 +34,8 @@ struct sb_subm_entry {
 	char state[64];         /* outcome: the scheduler's final State text */
 	int exit_code, signal;  /* outcome: ExitCode N:S */
 	int64_t end;            /* outcome: End, seconds */
+	int64_t start, submit;  /* outcome: Start and Submit, seconds; 0 = none
+	                           (v3, for the spans: written only when > 0) */
 	char error[256];        /* submit_failed */
 };
 

@@ -15,6 +15,7 @@
 #include "ctl/jobs.h"
 #include "ctl/proc.h"
 #include "ctl/reuse.h"
+#include "ctl/lane.h"
 #include "ctl/submit.h"
 #include "ctl/subm.h"
 #include "proto/util.h"
@@ -630,8 +631,8 @@ static void keep_dry_run(struct sb_submit_result *res, struct sb_bench **b, stru
 
 /* sb_submit into the caller's res (see include/sbench/submit.h). */
 static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
-		       const struct sb_submit_opts *opts, struct sb_submit_result *res,
-		       struct sb_error *err)
+		       const struct sb_submit_opts *opts, const char *lane,
+		       struct sb_submit_result *res, struct sb_error *err)
 {
 	bool dry_run = opts && opts->dry_run;
 	struct sb_provenance prov;
@@ -691,9 +692,13 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		b->children = sb_plan_count(plan);
 		b->max_array_size = cfg.max_array_size;
 		b->kill_wait = cfg.kill_wait;
+		if (lane && (b->lane = strdup(lane)) == NULL) {
+			sb_errorf(err, "out of memory");
+			goto out;
+		}
 	} else {
 		struct sb_bench_new bn = { spec_path, source, len, plan, sb_ctx_root(ctx),
-					   &cfg, &prov, NULL };
+					   &cfg, &prov, NULL, lane };
 		char *guess = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 					       sb_plan_benchmark_digest_hex(plan), NULL);
 		/* creating the directory takes the lock too: look before */
@@ -820,13 +825,24 @@ void sb_submit_result_release(struct sb_submit_result *res)
 int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
 	      struct sb_submit_result **res, struct sb_error *err)
 {
+	return sb_submit_lane(ctx, spec_path, opts, NULL, res, err);
+}
+
+int sb_submit_lane(const struct sb_ctx *ctx, const char *spec_path,
+		   const struct sb_submit_opts *opts, const char *lane,
+		   struct sb_submit_result **res, struct sb_error *err)
+{
 	struct sb_submit_result *r = calloc(1, sizeof(*r));
 	int rc;
 
 	*res = NULL;
 	if (r == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	rc = submit_spec(ctx, spec_path, opts, r, err);
+	if (lane && sb_lane_name_check(lane, err) < 0) {
+		free(r);
+		return -1;
+	}
+	rc = submit_spec(ctx, spec_path, opts, lane, r, err);
 	r->kind = SB_SUBMIT_KIND_SUBMIT;
 	if (rc == 0 || r->dir)
 		*res = r;  /* on failure: what was done, for "run it again to continue" */

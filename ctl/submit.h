@@ -88,6 +88,12 @@ int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const
 			     size_t n, const struct sb_rerun_opts *opts,
 			     struct sb_submit_result *res, struct sb_error *err);
 
+/* sb_submit with a lane (sb_lane_submit, docs/lane.md): a new benchmark
+ * gets lane (or none, NULL) in its record and job names. */
+int sb_submit_lane(const struct sb_ctx *ctx, const char *spec_path,
+		   const struct sb_submit_opts *opts, const char *lane,
+		   struct sb_submit_result **res, struct sb_error *err);
+
 /* The cancel proper (sb_cancel has opened the benchmark): cancels
  * (scancel) every job array of b that still has pending or running tasks,
  * then records a signed cancel record for each, each in res->jobs. */

@@ -43,7 +43,7 @@ static int parse_classes(const char *classes, bool want[SB_CLASS_COUNT], struct 
 	}
 	if (named == 0)
 		return sb_error_set(err, SB_ERR_INPUT, "no class to rerun: name one or more of failed, "
-				    "killed, incomplete, stale, missing, partial, inconsistent, invalid");
+				    "killed, stopped, incomplete, stale, missing, partial, inconsistent, invalid");
 	return 0;
 }
 

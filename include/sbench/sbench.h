@@ -23,6 +23,7 @@
 #include "sbench/format.h"
 #include "sbench/index.h"
 #include "sbench/key.h"
+#include "sbench/lane.h"
 #include "sbench/log.h"
 #include "sbench/logview.h"
 #include "sbench/plan.h"

@@ -45,6 +45,7 @@ enum sb_class {
 	SB_CLASS_INVALID,
 	SB_CLASS_PENDING,
 	SB_CLASS_RUNNING,
+	SB_CLASS_STOPPED,     /* v3: an early-stop rule of the spec stopped the run */
 	SB_CLASS_COUNT
 };
 

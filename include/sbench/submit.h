@@ -114,8 +114,8 @@ char *sb_submit_cwd_problem(const struct sb_plan *plan, const char *spec_path);
 /* Submits a new attempt for the children of the benchmark that bench names
  * (a path, a name or a digest prefix, as sb_bench_find) whose class is one
  * of classes: a comma-separated list of class names ("failed,killed"; any
- * of failed, killed, incomplete, stale, missing, partial, inconsistent,
- * invalid).  The classes are those of a status computed with the
+ * of failed, killed, stopped, incomplete, stale, missing, partial,
+ * inconsistent, invalid).  The classes are those of a status computed with the
  * scheduler's answers and sb_ctx_settle(ctx) (which records reconciled
  * outcomes, as `sbctl status` does).  When the latest attempt was left
  * half-submitted, it is resumed instead (sb_submit_result_resumed) and the

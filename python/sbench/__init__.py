@@ -146,7 +146,9 @@ class _Opened:
 
 
 def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False,
-           no_reuse: bool = False, reuse_from: Optional[PathLike] = None) -> Dict[str, Any]:
+           no_reuse: bool = False, reuse_from: Optional[PathLike] = None,
+           check: Union[None, bool, float] = None, lane: Optional[str] = None,
+           max_active: Optional[int] = None) -> Dict[str, Any]:
     """Plans the spec, creates its benchmark directory under ``root`` (default
     ``$SB_ROOT``, else ``./sbench-runs``) and submits its children as job
     arrays: the document of ``sbctl submit SPEC --json``.  Submitting the
@@ -156,14 +158,50 @@ def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = Fals
     tag are reused (``"reused": N``); ``no_reuse`` measures every child,
     ``reuse_from`` (a benchmark) reuses from that one instead.
 
-    Raises :class:`SpecError` for a bad spec, :class:`Error` when sbatch
-    refused or the submit was interrupted (run it again to continue)."""
+    ``check`` (``True`` for 60 s, or a number of seconds) watches the
+    benchmark afterwards as ``--check[=SECONDS]`` does: the document gets
+    ``"check"`` (``healthy`` false where sbctl exits 3).  ``lane`` (with
+    ``max_active``, default 1) submits into a lane as ``--lane NAME
+    --max-active K``: the document gets ``"lane"``, whose ``busy`` is true
+    where sbctl exits 4 and nothing was submitted (docs/lane.md).  Neither
+    is an exception.
+
+    Raises :class:`SpecError` for a bad spec, :class:`UsageError` for bad
+    options, :class:`SchedulerError` when squeue does not answer for a lane,
+    :class:`Error` when sbatch refused or the submit was interrupted (run it
+    again to continue)."""
     opts = _lib.SubmitOpts(dry_run=bool(dry_run), no_reuse=bool(no_reuse),
                            reuse_from=None if reuse_from is None else _bench_arg(reuse_from))
+    if check is not None or lane is not None or max_active is not None:
+        return _submit_lane(spec, root, opts, check, lane, max_active)
     with _lib.Context(root=root, warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts),
                                                        out, ctypes.byref(ctx.err)),
                        _lib.sb_submit_render_buffer, _lib.sb_submit_result_destroy, spec=True)
+
+
+def _submit_lane(spec, root, opts, check, lane, max_active) -> Dict[str, Any]:
+    lo = _lib.LaneOpts()
+    if check is not None and check is not False:
+        if check is not True and (isinstance(check, bool) or not isinstance(check, (int, float))
+                                  or check <= 0):
+            raise UsageError("check must be True or a number of seconds > 0, not %r" % (check,))
+        lo.check = True
+        lo.check_seconds = 0.0 if check is True else float(check)
+    if max_active is not None:
+        if lane is None:
+            raise UsageError("max_active needs a lane")
+        if isinstance(max_active, bool) or not isinstance(max_active, int) or max_active < 1:
+            raise UsageError("max_active must be an integer >= 1, not %r" % (max_active,))
+        lo.max_active = max_active
+    if lane is not None:
+        if not isinstance(lane, str):
+            raise UsageError("lane must be a string, not %r" % (lane,))
+        lo.lane = lane.encode()
+    with _lib.Context(root=root, warn=_warn) as ctx:
+        return _result(ctx, lambda out: _lib.sb_lane_submit(ctx.ptr, _lib.fspath(spec), ctypes.byref(opts),
+                                                            ctypes.byref(lo), out, ctypes.byref(ctx.err)),
+                       _lib.sb_lane_render_buffer, _lib.sb_lane_result_destroy, spec=True)
 
 
 def _status_opts(offline=False, settle=None, timeout=None, interval=None):

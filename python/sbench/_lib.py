@@ -111,6 +111,13 @@ class RerunOpts(ctypes.Structure):
     _fields_ = [("dry_run", ctypes.c_bool), ("time", ctypes.c_char_p)]
 
 
+# lane.h
+class LaneOpts(ctypes.Structure):
+    _fields_ = [("lane", ctypes.c_char_p), ("max_active", ctypes.c_int64),
+                ("check", ctypes.c_bool), ("check_seconds", ctypes.c_double),
+                ("check_interval", ctypes.c_double)]
+
+
 WARN_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 
@@ -169,6 +176,11 @@ sb_cancel = _fn("sb_cancel", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR
 sb_submit_result_destroy = _fn("sb_submit_result_destroy", None, vp)
 sb_submit_render_buffer = _fn("sb_submit_render_buffer", ctypes.c_int, vp, ctypes.c_int,
                               c_void_pp, P_SZ, P_ERR)
+sb_lane_submit = _fn("sb_lane_submit", ctypes.c_int, vp, ctypes.c_char_p, ctypes.POINTER(SubmitOpts),
+                     ctypes.POINTER(LaneOpts), c_void_pp, P_ERR)
+sb_lane_result_destroy = _fn("sb_lane_result_destroy", None, vp)
+sb_lane_render_buffer = _fn("sb_lane_render_buffer", ctypes.c_int, vp, ctypes.c_int,
+                            c_void_pp, P_SZ, P_ERR)
 
 sb_bench_name = _fn("sb_bench_name", ctypes.c_char_p, vp)
 sb_bench_tag = _fn("sb_bench_tag", ctypes.c_char_p, vp)

@@ -32,7 +32,7 @@ int sb_test_bench_create(const char *root, const char *spec_name, const char *sp
 	snprintf(prov.host, sizeof(prov.host), "host");
 	{
 		struct sb_bench_new bn = { spec_name, spec_text, strlen(spec_text), plan, root,
-					   &cfg, &prov, NULL };
+					   &cfg, &prov, NULL, NULL };
 		free(*dir);
 		*dir = NULL;
 		rc = sb_bench_create(&bn, dir, existed, err);

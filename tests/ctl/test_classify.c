@@ -22,6 +22,7 @@ struct tcase {
 	enum shape shape;
 	enum sb_log_tail tail;
 	const char *not_ok, *changed;
+	const char *early;      /* the finish's early stop (class stopped) */
 	int64_t life_ago;       /* seconds since the last sign of life / finish */
 	const char *log_job;
 	/* scheduler */
@@ -65,6 +66,13 @@ static const struct tcase cases[] = {
 	{ "deadline", NOLOG, .consulted = 1, .submitted = 1, .state = "DEADLINE", .want = SB_CLASS_KILLED },
 	{ "sbctl cancel while pending", NOLOG, .consulted = 1, .submitted = 1, .cancel = 1, .submit_ago = 100, .want = SB_CLASS_KILLED, .reason = "sbctl cancel" },
 	{ "sbctl cancel, offline", NOLOG, .submitted = 1, .cancel = 1, .want = SB_CLASS_KILLED },
+	/* 3b stopped (v3): after killed, before failed, never succeeded */
+#define ES "loss=7.3 above 5 after 600 s, as declared"
+	{ "early stop, TERM", FINSIG, .early = ES, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_STOPPED, .reason = "early stop: " ES },
+	{ "early stop, trapped TERM, exit 0", FIN0, .early = ES, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_STOPPED, .reason = "early stop: loss=7.3" },
+	{ "early stop, offline", FIN0, .early = ES, .submitted = 1, .want = SB_CLASS_STOPPED },
+	{ "early stop, then a time limit", FINSIG, .early = ES, .consulted = 1, .submitted = 1, .state = "TIMEOUT", .want = SB_CLASS_KILLED },
+	{ "early stop, result changed since", FIN0, .early = ES, .changed = "result 'out' changed after the finish", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_INVALID },
 	/* 4 failed */
 	{ "exit 3", FIN3, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_FAILED, .reason = "exit 3" },
 	{ "signal", FINSIG, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_FAILED, .reason = "signal 15" },
@@ -144,6 +152,7 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 		log->error = (char *)"exec failed: No such file or directory";
 	log->not_ok = (char *)c->not_ok;
 	log->changed = (char *)c->changed;
+	log->early_stop = (char *)c->early;
 	log->job_id = (char *)c->log_job;
 	log->last_life_ns = NOW - S(c->life_ago);
 	log->finish_ns = log->has_finish ? NOW - S(c->life_ago) : 0;

@@ -59,8 +59,8 @@ expect "succeeded: scheduler consulted" "$(jqf o.json .scheduler)" consulted
 expect "succeeded: format" "$(jqf o.json .format)" 1
 expect "succeeded: state and exit" "$(jq -c '[.children[0] | .scheduler_state, .exit_code, .signal, .attempt]' o.json)" \
 	'["COMPLETED",0,null,0]'
-expect "succeeded: all eleven classes counted" "$(jq -c '.counts|keys_unsorted' o.json)" \
-	'["succeeded","failed","killed","incomplete","stale","missing","partial","inconsistent","invalid","pending","running"]'
+expect "succeeded: all twelve classes counted" "$(jq -c '.counts|keys_unsorted' o.json)" \
+	'["succeeded","failed","killed","incomplete","stale","missing","partial","inconsistent","invalid","pending","running","stopped"]'
 "$SBCTL" status "$okdir" > o.txt
 expect "succeeded: human exit 0" "$?" 0
 expect_match "succeeded: human summary" "$(head -n 2 o.txt)" \
