@@ -133,6 +133,19 @@ verify() { # verify MODE
 	check "$mode: analyze score over successes (n mean min max)" \
 		"$(jq -r '.groups[0].metrics.score | "\(.n) \(.mean) \(.min) \(.max)"' "$W/$mode/analyze.json")" "3 8.5 6 10.5"
 	check "$mode: analyze excluded children" "$(jq -c '[.excluded[].index]' "$W/$mode/analyze.json")" "[0,1,2,3,5]"
+	echo "-- a grown sweep: reuse"
+	check "$mode: grown sweep, children reused and submitted" \
+		"$(jq -r '"\(.reused) \([.jobs[].children[]] | length) \(.jobs | length)"' "$W/$mode/grow2.json")" "2 1 1"
+	check "$mode: grown sweep, classes" "$(jq -c '.counts | with_entries(select(.value > 0))' "$W/$mode/grow2.status.json")" '{"succeeded":3}'
+	check "$mode: grown sweep, reused_from" \
+		"$(jq -c '[.children[] | select(.reused_from) | .reused_from.index]' "$W/$mode/grow2.status.json")" "[0,1]"
+	echo "-- an early stop"
+	check "$mode: early stop, class" "$(jq -r '.children[0].class' "$W/$mode/stop.status.json")" stopped
+	check "$mode: early stop, reason" \
+		"$(jq -r '.children[0].reason' "$W/$mode/stop.status.json" | grep -oE '^early stop: loss=[0-9]+ above 5')" \
+		"$(jq -r '.children[0].reason' "$W/$mode/stop.status.json" | grep -oE '^early stop: loss=([6-9]|[1-9][0-9]+) above 5')"
+	check "$mode: early stop, the command did not run to its end" \
+		"$(( $(cat "$(jq -r .benchmark.dir "$W/$mode/stop.json")/runs/0/out.txt") < 120 ))" 1
 }
 verify real
 verify fake

@@ -114,6 +114,48 @@ done
 	echo "## scontrol show config"; scontrol show config | grep -E '^(MaxArraySize|KillWait|MinJobAge) '
 } > snap/final.errors 2>&1 || true
 
+# a sweep that grows: the second submit reuses the proven children of the
+# first (same name, no tag) and submits only the new one.  Its sbatch calls
+# bypass the shim: the snapshots compared for fidelity are the first
+# benchmark's alone.
+export PATH=${PATH#"$out/shim:"}
+grow() { # grow VALUES
+	printf '%s\n' "name: cluster-grow" \
+		"command: [sh, -c, 'echo {x} > out.txt; echo \"score: {x}\" > m.yaml']" \
+		"parameters:" "  x: [$1]" "results: [out.txt]" "metrics: m.yaml" "slurm:" '  time: "1"' > grow.yaml
+}
+grow "1, 2"
+log "grown sweep: the first benchmark"
+sbctl submit grow.yaml --json > grow1.json
+rc=0; sbctl wait "$(jq -r .benchmark.dir grow1.json)" --timeout 120 --interval 2 > grow1.wait 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat grow1.wait; exit 1; }
+grow "1, 2, 3"
+log "grown sweep: one more value"
+sbctl submit grow.yaml --json > grow2.json
+rc=0; sbctl wait "$(jq -r .benchmark.dir grow2.json)" --timeout 120 --interval 2 > grow2.wait 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat grow2.wait; exit 1; }
+sbctl status "$(jq -r .benchmark.dir grow2.json)" --json > grow2.status.json
+
+# an early stop: the loss rises past the declared threshold; sbagent stops
+# the command at a heartbeat (TERM to its group), hashes the results and
+# records which rule held
+cat > stop.yaml <<'Y'
+name: cluster-stop
+command: [sh, -c, 'i=0; while [ $i -lt 120 ]; do i=$((i+1)); echo "loss: $i" > m.yaml; echo $i > out.txt; sleep 0.5; done']
+results: [out.txt]
+metrics: m.yaml
+heartbeat: 1
+early_stop:
+  - {metric: loss, above: 5}
+slurm:
+  time: "1"
+Y
+log "early stop: a rising loss"
+sbctl submit stop.yaml --json > stop.json
+rc=0; sbctl wait "$(jq -r .benchmark.dir stop.json)" --timeout 120 --interval 2 > stop.wait 2>&1 || rc=$?
+[ "$rc" = 3 ] || { echo "early stop: wait exit $rc, not 3"; cat stop.wait; exit 1; }
+sbctl status "$(jq -r .benchmark.dir stop.json)" --json > stop.status.json || true
+
 if [ -n "${rec_pid:-}" ]; then
 	sleep 2
 	kill "$rec_pid" 2>/dev/null || true
