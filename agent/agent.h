@@ -36,9 +36,11 @@ struct sb_agent_run {
 	double heartbeat_s;           /* 0 disables heartbeats */
 	double kill_wait_s;           /* budget after a termination signal */
 	const char *run_dir;          /* absolute; the command's working directory */
+	struct sb_agent_watch *watch; /* live watch (agent/watch.h), or NULL */
 };
 
 struct sb_agent_result;
+struct sb_agent_watch;
 
 struct sb_agent_usage {
 	double user_s;
@@ -163,8 +165,10 @@ void sb_agent_metrics_release(struct sb_agent_metrics *m);
 int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	const struct sb_key *key, const struct sb_agent_host *host);
 
+/* watch_dropped: NULL, or the frames live watch dropped so far (written
+ * as watch_dropped, docs/event-log.md). */
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u);
+	const struct sb_agent_usage *u, const uint64_t *watch_dropped);
 
 /* action: "forwarded", "not_forwarded" (no process left), "kill_after_killwait" */
 int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action);

@@ -97,13 +97,13 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 }
 
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u)
+	const struct sb_agent_usage *u, const uint64_t *watch_dropped)
 {
 	msgpack_packer pk;
 	int rc = 0;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, 4);
+	rc |= msgpack_pack_map(&pk, watch_dropped ? 5 : 4);
 	rc |= KEY(&pk, "elapsed_s");
 	rc |= msgpack_pack_double(&pk, elapsed_s);
 	rc |= KEY(&pk, "max_rss_kb");
@@ -112,6 +112,10 @@ int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
 	rc |= msgpack_pack_double(&pk, u->sys_s);
 	rc |= KEY(&pk, "user_s");
 	rc |= msgpack_pack_double(&pk, u->user_s);
+	if (watch_dropped) {
+		rc |= KEY(&pk, "watch_dropped");
+		rc |= msgpack_pack_uint64(&pk, *watch_dropped);
+	}
 	return rc ? -1 : 0;
 }
 

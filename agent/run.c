@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/watch.h"
 
 /* Of the kill-wait budget, the last KILL_RESERVE seconds (at most 30 % of
  * it) are for killing what is left, hashing and writing finish; the last
@@ -137,14 +138,19 @@ static void heartbeat(struct loop *l, double now)
 {
 	struct sb_agent_usage u;
 	msgpack_sbuffer sb;
+	uint64_t dropped;
 	int rc;
 
 	/* reaped descendants, plus the command itself while it runs */
 	children_usage(&u);
 	if (!l->child_done)
 		proc_usage(l->child, &u);
+	/* live watch: new watchers are found, gone ones forgotten (agent/watch.h) */
+	sb_agent_watch_scan(l->run->watch);
+	dropped = sb_agent_watch_dropped(l->run->watch);
 	msgpack_sbuffer_init(&sb);
-	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u);
+	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u,
+		sb_agent_watch_active(l->run->watch) ? &dropped : NULL);
 	append(l, "heartbeat", &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
 }
