@@ -38,5 +38,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_output(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 #endif

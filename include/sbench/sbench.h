@@ -28,6 +28,7 @@
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 #include "sbench/status.h"
+#include "sbench/watch.h"
 
 #ifdef __cplusplus
 extern "C" {
