@@ -51,7 +51,9 @@ int main(int argc, char **argv)
 			wait_ms = atoi(argv[++i]);
 	}
 	text = slurp(argv[1], &tl);
-	if (sb_watch_endpoint_parse(text, tl, &ep, &err) < 0) {
+	i = sb_watch_endpoint_parse(text, tl, &ep, &err);
+	free(text);
+	if (i < 0) {
 		fprintf(stderr, "wclient: %s\n", err.msg);
 		return 1;
 	}
@@ -89,6 +91,7 @@ int main(int argc, char **argv)
 	zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero));
 	zmq_close(s);
 	zmq_ctx_term(ctx);
+	free(log);
 	printf("%d\n", sent);
 	return 0;
 }
