@@ -165,10 +165,12 @@ void sb_agent_metrics_release(struct sb_agent_metrics *m);
 int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	const struct sb_key *key, const struct sb_agent_host *host);
 
-/* watch_dropped: NULL, or the frames live watch dropped so far (written
- * as watch_dropped, docs/event-log.md). */
+/* metrics: NULL, or the numbers the metrics file holds now (written as
+ * metrics); watch_dropped: NULL, or the frames live watch dropped so far
+ * (written as watch_dropped); docs/event-log.md. */
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u, const uint64_t *watch_dropped);
+	const struct sb_agent_usage *u, const struct sb_agent_metrics *metrics,
+	const uint64_t *watch_dropped);
 
 /* action: "forwarded", "not_forwarded" (no process left), "kill_after_killwait" */
 int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action);

@@ -96,18 +96,39 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	return rc ? -1 : 0;
 }
 
+/* The numbers of a metrics file as a map (sorted by name: canonical). */
+static int pk_metrics(msgpack_packer *pk, const struct sb_agent_metrics *m)
+{
+	size_t i;
+	int rc = msgpack_pack_map(pk, m ? m->n : 0);
+
+	for (i = 0; m && i < m->n; i++) {
+		rc |= pk_str(pk, m->v[i].name);
+		if (m->v[i].is_float)
+			rc |= msgpack_pack_double(pk, m->v[i].f);
+		else
+			rc |= msgpack_pack_int64(pk, m->v[i].i);
+	}
+	return rc;
+}
+
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u, const uint64_t *watch_dropped)
+	const struct sb_agent_usage *u, const struct sb_agent_metrics *metrics,
+	const uint64_t *watch_dropped)
 {
 	msgpack_packer pk;
 	int rc = 0;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, watch_dropped ? 5 : 4);
+	rc |= msgpack_pack_map(&pk, 4 + (metrics != NULL) + (watch_dropped != NULL));
 	rc |= KEY(&pk, "elapsed_s");
 	rc |= msgpack_pack_double(&pk, elapsed_s);
 	rc |= KEY(&pk, "max_rss_kb");
 	rc |= msgpack_pack_int64(&pk, u->max_rss_kb);
+	if (metrics) {
+		rc |= KEY(&pk, "metrics");
+		rc |= pk_metrics(&pk, metrics);
+	}
 	rc |= KEY(&pk, "sys_s");
 	rc |= msgpack_pack_double(&pk, u->sys_s);
 	rc |= KEY(&pk, "user_s");
@@ -204,14 +225,7 @@ int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f
 	rc |= KEY(&pk, "max_rss_kb");
 	rc |= msgpack_pack_int64(&pk, o->usage.max_rss_kb);
 	rc |= KEY(&pk, "metrics");
-	rc |= msgpack_pack_map(&pk, m ? m->n : 0);
-	for (i = 0; m && i < m->n; i++) {
-		rc |= pk_str(&pk, m->v[i].name);
-		if (m->v[i].is_float)
-			rc |= msgpack_pack_double(&pk, m->v[i].f);
-		else
-			rc |= msgpack_pack_int64(&pk, m->v[i].i);
-	}
+	rc |= pk_metrics(&pk, m);
 	rc |= KEY(&pk, "metrics_error");
 	rc |= pk_str(&pk, f->metrics_error);
 	rc |= KEY(&pk, "records");

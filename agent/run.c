@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,20 +138,27 @@ static void children_usage(struct sb_agent_usage *u)
 static void heartbeat(struct loop *l, double now)
 {
 	struct sb_agent_usage u;
+	struct sb_agent_metrics m = { 0 };
 	msgpack_sbuffer sb;
 	uint64_t dropped;
+	bool have_m;
 	int rc;
 
 	/* reaped descendants, plus the command itself while it runs */
 	children_usage(&u);
 	if (!l->child_done)
 		proc_usage(l->child, &u);
+	/* the latest metrics, when the file is there and reads (it may be
+	 * missing or half written: then none this time) */
+	have_m = l->run->metrics && sb_agent_metrics_read(l->run->metrics, &m, NULL) == 0 &&
+		m.n > 0;
 	/* live watch: new watchers are found, gone ones forgotten (agent/watch.h) */
 	sb_agent_watch_scan(l->run->watch);
 	dropped = sb_agent_watch_dropped(l->run->watch);
 	msgpack_sbuffer_init(&sb);
-	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u,
+	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, have_m ? &m : NULL,
 		sb_agent_watch_active(l->run->watch) ? &dropped : NULL);
+	sb_agent_metrics_release(&m);
 	append(l, "heartbeat", &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
 }

@@ -25,6 +25,7 @@ struct sb_watch_child {
 	double progress;           /* 0..1 from the heartbeat, -1 unknown */
 	int64_t last_ns;           /* time of its latest record */
 	int exit_code;             /* finish: -1 when killed by a signal */
+	char metrics[96];          /* "loss=0.25 acc=0.9": the first of its latest metrics */
 };
 
 /* A string-keyed open hash table of small payloads (the seen seqs of each

@@ -67,6 +67,34 @@ static double progress_of(const struct sb_log_record *rec)
 	return -1;
 }
 
+/* "name=value ..." of a metrics map, as many as fit in buf (names with
+ * control characters are left out: they would rewrite the terminal). */
+static void metrics_text(const msgpack_object *m, char *buf, size_t size)
+{
+	char t[SB_DOUBLE_TEXT_MAX];
+	size_t i, len = 0, j;
+	double v;
+
+	buf[0] = '\0';
+	for (i = 0; m && m->type == MSGPACK_OBJECT_MAP && i < m->via.map.size; i++) {
+		const msgpack_object *k = &m->via.map.ptr[i].key;
+		bool clean = k->type == MSGPACK_OBJECT_STR && k->via.str.size < 40;
+		int n;
+
+		for (j = 0; clean && j < k->via.str.size; j++)
+			clean = (unsigned char)k->via.str.ptr[j] >= 0x20 && k->via.str.ptr[j] != 0x7f;
+		if (!clean || !num(&m->via.map.ptr[i].val, &v))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%.*s=%s", len ? " " : "",
+			(int)k->via.str.size, k->via.str.ptr, sb_fmt_double_short(v, t));
+		if (n < 0 || (size_t)n >= size - len) {
+			buf[len] = '\0'; /* the ones that fit */
+			return;
+		}
+		len += (size_t)n;
+	}
+}
+
 void sb_watch_view_note(struct sb_watch *w, const struct sb_log_record *rec)
 {
 	struct sb_watch_child *c;
@@ -95,6 +123,7 @@ void sb_watch_view_note(struct sb_watch *w, const struct sb_log_record *rec)
 		if (num(payload_get(rec, "sys_s"), &v))
 			c->sys_s = v;
 		c->progress = progress_of(rec);
+		metrics_text(payload_get(rec, "metrics"), c->metrics, sizeof(c->metrics));
 	} else if (!strcmp(rec->type, "finish")) {
 		c->finished = true;
 		c->exit_code = num(payload_get(rec, "exit_code"), &v) ? (int)v : -1;
@@ -320,7 +349,7 @@ int sb_watch_render_view(const struct sb_watch *w, FILE *out, int width,
 		rows = 40;
 	if (running)
 		fprintf(out, "%-8s %-4s %10s %10s %9s  %s\n", "child", "att", "elapsed", "rss",
-			"cpu", "progress / last record");
+			"cpu", "progress, latest metrics");
 	for (i = 0; i < w->nchildren && shown < rows; i++) {
 		const struct sb_watch_child *c = &w->children[i];
 		double since = c->last_ns ? (double)(now_ns - c->last_ns) * 1e-9 : 0;
@@ -331,10 +360,14 @@ int sb_watch_render_view(const struct sb_watch *w, FILE *out, int width,
 		fprintf(out, "%-8zu %-4" PRId64 " %9ss %6" PRId64 " MiB ", i, c->attempt,
 			sb_fmt_double_short(floor(c->elapsed_s * 10) / 10, t), c->max_rss_kb / 1024);
 		fprintf(out, "%8ss  ", sb_fmt_double_short(floor((c->user_s + c->sys_s) * 10) / 10, t));
-		if (c->progress >= 0)
-			bar(out, c->progress, width > 70 ? 20 : 10);
-		else
-			fprintf(out, "%.0fs ago", since < 0 ? 0 : since);
+		if (c->progress >= 0) {
+			bar(out, c->progress, width > 100 ? 20 : 10);
+			fputc(' ', out);
+		}
+		if (c->metrics[0])
+			fprintf(out, "%s", c->metrics);
+		else if (c->progress < 0)
+			fprintf(out, "last record %.0fs ago", since < 0 ? 0 : since);
 		fputc('\n', out);
 	}
 	if (running > shown)
