@@ -825,16 +825,11 @@ static bool want_status(const struct sb_watch *w)
  * the result it owns, once nothing later points into it). */
 static int pop(struct sb_watch *w, struct sb_watch_event *ev)
 {
-	struct sb_log_result *own;
-
 	item_release(&w->cur);
 	w->cur = w->q[w->qhead++];
 	w->qlen--;
 	if (w->qlen == 0)
 		w->qhead = 0;
-	/* a result is owned by its last record's item: keep it until given */
-	own = w->cur.own;
-	(void)own;
 	*ev = w->cur.ev;
 	return SB_WATCH_EVENT;
 }
@@ -847,6 +842,7 @@ int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 	memset(ev, 0, sizeof(*ev));
 	for (;;) {
 		zmq_pollitem_t items[2];
+		struct sb_error e = { 0 };
 		double now = now_s(), wake;
 		long timeout;
 
@@ -878,9 +874,16 @@ int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 		if (want_status(w) && (now >= w->next_status ||
 		    (w->finish_seen && now >= w->next_status - STATUS_EVERY + STATUS_AFTER_FINISH))) {
 			w->finish_seen = false;
-			if (refresh_status(w, err) < 0)
-				return -1;
 			w->next_status = now_s() + STATUS_EVERY;
+			if (refresh_status(w, &e) < 0) {
+				/* as sbctl wait: a scheduler that does not answer is no verdict */
+				if (e.code != SB_ERR_SCHEDULER) {
+					if (err)
+						*err = e;
+					return -1;
+				}
+				sb_ctx_warn(w->ctx, "%s; retrying in %g s", e.msg, STATUS_EVERY);
+			}
 			continue;
 		}
 		wake = fmin(deadline, w->next_scan);

@@ -108,8 +108,9 @@ struct sb_watch_event {
  * SB_WATCH_IDLE when the time passed with nothing; SB_WATCH_DONE when the
  * watch is over (until_done reached, the timeout passed, *stop set:
  * sb_watch_done_reason says which), again on every later call; -1 with err
- * (SB_ERR_RUNTIME, SB_ERR_SCHEDULER when a status for until_done cannot be
- * computed, SB_ERR_NOMEM).  The records of the files read before the watch
+ * (SB_ERR_RUNTIME, SB_ERR_NOMEM; a scheduler that does not answer a status
+ * is told through the context's warning callback and asked again 2 s
+ * later, as sb_status_wait does).  The records of the files read before the watch
  * opened come first. */
 int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 	struct sb_error *err);

@@ -53,5 +53,12 @@ chmod 640 "$dir/keys/watch.key"
 expect "a group-readable watch key: watch fails (1)" "$?" 1
 expect_match "and says why" "$(cat k.err)" "watch.key.*refused"
 chmod 600 "$dir/keys/watch.key"
+# a scheduler that does not answer: a warning, asked again, then the verdict
+shim sacct 'if [ "$n" -le 2 ]; then echo "sacct: error: slurmdbd: Connection refused" >&2; exit 1; fi'
+"$SBCTL" watch "$dir" --json --until-done --timeout 60 > s.json 2> s.err
+expect "sacct down twice: watch --until-done still ends with status's code" "$?" 0
+expect_match "and warned that it retries" "$(cat s.err)" "sbctl watch: .*sacct.*retrying in 2 s"
+expect "sacct was asked again" "$(count_calls sacct)" 3
+rm -f "$SHIM/sacct"
 expect "a bad --bind is a usage error" "$("$SBCTL" watch "$dir" --bind nonsense://x 2>/dev/null; echo $?)" 2
 t_done
