@@ -11,6 +11,7 @@
 #include "agent/bench.h"
 #include "proto/benchdir.h"
 #include "proto/mpcheck.h"
+#include "proto/util.h"
 
 #define MAP_MAX ((size_t)1 << 30)
 #define LIST_MAX 65536
@@ -216,7 +217,6 @@ static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struc
 static int read_map(const char *path, char **data, size_t *len, struct sb_error *err)
 {
 	struct stat st;
-	size_t got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -226,25 +226,13 @@ static int read_map(const char *path, char **data, size_t *len, struct sb_error 
 		return sb_errorf(err, "task map '%s' is not a regular file of at most %zu bytes",
 				 path, MAP_MAX);
 	}
-	*data = malloc((size_t)st.st_size + 1);
-	if (*data == NULL) {
+	if (sb_read_all(fd, MAP_MAX, (size_t)st.st_size, data, len) < 0) {
+		int e = errno;
 		close(fd);
-		return sb_errorf(err, "out of memory");
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			free(*data);
-			close(fd);
-			return sb_errorf(err, "cannot read task map '%s': %s", path, strerror(e));
-		}
-		got += (size_t)n;
+		return sb_errorf(err, "cannot read task map '%s': %s", path,
+				 e == EFBIG ? "it grew past its limit while being read" : strerror(e));
 	}
 	close(fd);
-	*len = got;
 	return 0;
 }
 

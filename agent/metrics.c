@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "agent/agent.h"
+#include "proto/util.h"
 #include "proto/yamlscalar.h"
 
 struct mctx {
@@ -251,31 +252,15 @@ int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 		return sb_errorf(err, "metrics file '%s' is larger than %u bytes", path,
 			SB_METRICS_MAX_FILE);
 	}
-	text = malloc((size_t)st.st_size + 1);
-	if (text == NULL) {
+	if (sb_read_all(fd, SB_METRICS_MAX_FILE, (size_t)st.st_size, &text, &len) < 0) {
+		int e = errno;
 		close(fd);
-		return sb_errorf(err, "metrics file '%s': out of memory", path);
-	}
-	while (len <= (size_t)st.st_size) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			sb_errorf(err, "cannot read metrics file '%s': %s", path, strerror(errno));
-			close(fd);
-			free(text);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+		if (e == EFBIG)
+			return sb_errorf(err, "metrics file '%s' is larger than %u bytes", path,
+					 SB_METRICS_MAX_FILE);
+		return sb_errorf(err, "cannot read metrics file '%s': %s", path, strerror(e));
 	}
 	close(fd);
-	if (len > (size_t)st.st_size) {
-		free(text);
-		return sb_errorf(err, "metrics file '%s' grew while being read", path);
-	}
 
 	rc = sb_agent_metrics_parse(text, len, path, m, err);
 	free(text);

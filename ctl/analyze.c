@@ -5,6 +5,7 @@
 
 #include "ctl/analyze.h"
 #include "ctl/spec.h"
+#include "ctl/suggest.h"
 #include "sbench/plan.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -46,34 +47,181 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every metric name of every succeeded child, sorted, distinct. */
-static int metrics_found(const struct sb_status *st, struct sb_analysis *a)
+static void free_names(char **v, size_t n)
 {
-	size_t c, m, cap = 0, k;
+	while (n > 0)
+		free(v[--n]);
+	free(v);
+}
 
+static bool has_name(char *const *v, size_t n, const char *name)
+{
+	while (n > 0)
+		if (!strcmp(v[--n], name))
+			return true;
+	return false;
+}
+
+/* Every metric name reported by a child (only the succeeded ones when
+ * only_succeeded), sorted, distinct, into *names (*n of them, NULL-safe to
+ * free_names). -1 out of memory. */
+static int metrics_reported(const struct sb_status *st, bool only_succeeded, char ***names,
+			    size_t *n)
+{
+	size_t c, m, cap = 0;
+
+	*names = NULL;
+	*n = 0;
 	for (c = 0; c < st->n; c++) {
 		const struct sb_attempt_status *at = st->children[c].latest;
-		if (st->children[c].cls != SB_CLASS_SUCCEEDED || at == NULL)
+		if (at == NULL || (only_succeeded && st->children[c].cls != SB_CLASS_SUCCEEDED))
 			continue;
 		for (m = 0; m < at->nmetrics; m++) {
-			for (k = 0; k < a->nmetrics; k++)
-				if (!strcmp(a->metrics[k], at->metrics[m].name))
-					break;
-			if (k < a->nmetrics)
+			if (has_name(*names, *n, at->metrics[m].name))
 				continue;
-			if (a->nmetrics == cap) {
-				char **v = realloc(a->metrics, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+			if (*n == cap) {
+				char **v = realloc(*names, (cap = cap ? 2 * cap : 16) * sizeof(*v));
 				if (v == NULL)
 					return -1;
-				a->metrics = v;
+				*names = v;
 			}
-			if ((a->metrics[a->nmetrics] = strdup(at->metrics[m].name)) == NULL)
+			if (((*names)[*n] = strdup(at->metrics[m].name)) == NULL)
 				return -1;
-			a->nmetrics++;
+			(*n)++;
 		}
 	}
-	if (a->nmetrics > 1)
-		qsort(a->metrics, a->nmetrics, sizeof(*a->metrics), cmp_str);
+	if (*n > 1)
+		qsort(*names, *n, sizeof(**names), cmp_str);
+	return 0;
+}
+
+static bool spec_lists_metric(const struct sb_spec *spec, const char *name)
+{
+	size_t k;
+
+	if (!sb_spec_has_analysis_metrics(spec))
+		return false;
+	for (k = 0; k < sb_spec_analysis_metric_count(spec); k++)
+		if (!strcmp(sb_spec_analysis_metric(spec, k), name))
+			return true;
+	return false;
+}
+
+static int add_warning(struct sb_analysis *a, const char *what, const char *name, const char *hint)
+{
+	char **v = realloc(a->warnings, (a->nwarnings + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return -1;
+	a->warnings = v;
+	if (asprintf(&v[a->nwarnings], "%s '%s' was reported by no succeeded child%s", what, name,
+		     hint) < 0)
+		return -1;
+	a->nwarnings++;
+	return 0;
+}
+
+/* Every metric analysed that no succeeded child reported: an error for a
+ * name the caller gave that no child at all reported and the spec does not
+ * list (once a child succeeded, so that the names are known), else a
+ * warning; both say the closest name reported. */
+static int check_metrics(const struct sb_status *st, bool given, struct sb_analysis *a,
+			 struct sb_error *err)
+{
+	const struct sb_spec *spec = st->bench->spec;
+	char **any = NULL, **ok = NULL, hint[SB_SUGGEST_MAX];
+	size_t nany = 0, nok = 0, m;
+	int rc = -1;
+
+	if (metrics_reported(st, false, &any, &nany) < 0 ||
+	    metrics_reported(st, true, &ok, &nok) < 0) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (m = 0; m < a->nmetrics; m++) {
+		const char *name = a->metrics[m];
+		bool listed = spec_lists_metric(spec, name);
+
+		if (has_name(ok, nok, name))
+			continue;
+		sb_suggest(name, (const char *const *)any, nany, hint);
+		if (given && !listed && !has_name(any, nany, name) && st->counts[SB_CLASS_SUCCEEDED] > 0) {
+			sb_error_set(err, SB_ERR_INPUT, "metrics: no child reported a metric '%s' and the "
+				     "spec's analysis.metrics does not list it%s", name,
+				     *hint ? hint : nany ? "" : " (no child reported any metric)");
+			goto done;
+		}
+		if (add_warning(a, listed ? "metric of the spec's analysis.metrics" : "metric", name,
+				hint) < 0) {
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	free_names(any, nany);
+	free_names(ok, nok);
+	return rc;
+}
+
+/* A group and its key for the ranking. */
+struct ranked {
+	struct sb_group g;
+	size_t was;
+	double key;
+	bool has;
+	bool desc;
+};
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+
+	if (a->has != b->has)
+		return a->has ? -1 : 1;
+	if (a->has && a->key != b->key)
+		return (a->key < b->key) == !a->desc ? -1 : 1;
+	return (a->g.first > b->g.first) - (a->g.first < b->g.first);
+}
+
+/* Ranks the groups by the mean of the metric opts->sort. */
+static int rank_groups(const struct sb_status *st, const struct sb_analyze_opts *opts,
+		       struct sb_analysis *a, struct sb_error *err)
+{
+	char hint[SB_SUGGEST_MAX];
+	struct ranked *r;
+	size_t m, g, c, *now;
+
+	for (m = 0; m < a->nmetrics; m++)
+		if (!strcmp(a->metrics[m], opts->sort))
+			break;
+	if (m == a->nmetrics)
+		return sb_error_set(err, SB_ERR_INPUT, "sort: '%s' is not one of the metrics analysed%s",
+				    opts->sort, sb_suggest(opts->sort, (const char *const *)a->metrics,
+							   a->nmetrics, hint));
+	a->sort = (int)m;
+	a->sort_desc = opts->sort_desc;
+	if (a->ngroups < 2)
+		return 0;
+	r = calloc(a->ngroups, sizeof(*r));
+	now = calloc(a->ngroups, sizeof(*now));
+	if (r == NULL || now == NULL) {
+		free(r);
+		free(now);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
+	for (g = 0; g < a->ngroups; g++)
+		r[g] = (struct ranked){ a->groups[g], g, a->groups[g].stats[m].mean,
+					a->groups[g].stats[m].n > 0, a->sort_desc };
+	qsort(r, a->ngroups, sizeof(*r), cmp_ranked);
+	for (g = 0; g < a->ngroups; g++) {
+		a->groups[g] = r[g].g;
+		now[r[g].was] = g;
+	}
+	for (c = 0; c < st->n; c++)
+		a->group_of[c] = now[a->group_of[c]];
+	free(r);
+	free(now);
 	return 0;
 }
 
@@ -127,10 +275,11 @@ static bool same_group(struct sb_child *x, struct sb_child *y, const struct sb_a
 	return true;
 }
 
-int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
-			size_t ngroup_by, const char *const *metrics, size_t nmetrics,
+int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts *opts,
 			struct sb_analysis *out, struct sb_error *err)
 {
+	const char *const *group_by = opts->group_by, *const *metrics = opts->metrics;
+	size_t ngroup_by = opts->ngroup_by, nmetrics = opts->nmetrics;
 	const struct sb_spec *spec = st->bench->spec;
 	const struct sb_plan *plan = st->bench->plan;
 	struct sb_child *ch = sb_child_create(), *other = sb_child_create();
@@ -141,6 +290,7 @@ int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
 
 	memset(out, 0, sizeof(*out));
 	out->st = st;
+	out->sort = -1;
 	if (ch == NULL || other == NULL)
 		goto oom;
 	/* what to group by */
@@ -158,8 +308,17 @@ int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
 		for (k = 0; k < ngroup_by; k++) {
 			int p = find_param(spec, group_by[k]);
 			if (p < 0) {
-				sb_error_set(err, SB_ERR_INPUT, "'%s' is not a parameter of benchmark '%s'",
-					     group_by[k], st->bench->name);
+				char hint[SB_SUGGEST_MAX];
+				size_t i, np = sb_spec_param_count(spec);
+				const char **names = calloc(np + 1, sizeof(*names));
+				if (names == NULL)
+					goto oom;
+				for (i = 0; i < np; i++)
+					names[i] = sb_spec_param_name(spec, i);
+				sb_error_set(err, SB_ERR_INPUT, "group_by: '%s' is not a parameter of "
+					     "benchmark '%s'%s", group_by[k], st->bench->name,
+					     sb_suggest(group_by[k], names, np, hint));
+				free(names);
 				goto fail;
 			}
 			out->by[out->nby++] = (size_t)p;
@@ -181,9 +340,11 @@ int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
 		for (k = 0; k < nmetrics; k++)
 			if ((out->metrics[out->nmetrics++] = strdup(metrics[k])) == NULL)
 				goto oom;
-	} else if (metrics_found(st, out) < 0) {
+	} else if (metrics_reported(st, true, &out->metrics, &out->nmetrics) < 0) {
 		goto oom;
 	}
+	if (check_metrics(st, metrics != NULL, out, err) < 0)
+		goto fail;
 
 	/* groups, in the order of their first child */
 	group_of = malloc((st->n ? st->n : 1) * sizeof(*group_of));
@@ -250,6 +411,10 @@ int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
 				sb_stats_compute(vals + start[g], start[g + 1] - start[g],
 						 &out->groups[g].stats[m]);
 	}
+	out->group_of = group_of;
+	group_of = NULL;
+	if (opts->sort != NULL && rank_groups(st, opts, out, err) < 0)
+		goto fail;
 	rc = 0;
 	goto done;
 oom:
@@ -277,6 +442,8 @@ void sb_analysis_release(struct sb_analysis *a)
 		free(a->metrics[i]);
 	for (i = 0; i < a->ngroups; i++)
 		free(a->groups[i].stats);
+	free_names(a->warnings, a->nwarnings);
+	free(a->group_of);
 	free(a->metrics);
 	free(a->groups);
 	free(a->by);
@@ -299,8 +466,7 @@ int sb_analyze(const struct sb_status *st, const struct sb_analyze_opts *opts,
 		opts = &defaults;
 	if ((an = calloc(1, sizeof(*an))) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	if (sb_analysis_compute(st, opts->group_by, opts->ngroup_by, opts->metrics, opts->nmetrics,
-				an, err) < 0) {
+	if (sb_analysis_compute(st, opts, an, err) < 0) {
 		free(an);
 		return -1;
 	}
@@ -345,6 +511,16 @@ size_t sb_analysis_metric_count(const struct sb_analysis *an)
 const char *sb_analysis_metric(const struct sb_analysis *an, size_t m)
 {
 	return m < an->nmetrics ? an->metrics[m] : NULL;
+}
+
+size_t sb_analysis_warning_count(const struct sb_analysis *an)
+{
+	return an->nwarnings;
+}
+
+const char *sb_analysis_warning(const struct sb_analysis *an, size_t i)
+{
+	return i < an->nwarnings ? an->warnings[i] : NULL;
 }
 
 size_t sb_analysis_group_count(const struct sb_analysis *an)

@@ -28,16 +28,22 @@ struct sb_analysis {
 	size_t nby;
 	char **metrics;             /* metric names analysed, in output order */
 	size_t nmetrics;
-	struct sb_group *groups;    /* in the order of their first child */
+	struct sb_group *groups;    /* in the order of their first child, or
+	                               ranked by the sort metric */
 	size_t ngroups;
+	size_t *group_of;           /* [st->n]: each child's group */
+	int sort;                   /* the metric ranked by, -1 none */
+	bool sort_desc;
+	char **warnings;            /* sb_analysis_warning */
+	size_t nwarnings;
 };
 
-/* Groups and aggregates into out, which borrows st.  group_by / metrics:
- * NULL for the spec's analysis section (default every parameter, and every
- * metric found), else names.  -1 with err: SB_ERR_INPUT "'NAME' is not a
- * parameter of benchmark 'B'" for an unknown parameter name, SB_ERR_NOMEM. */
-int sb_analysis_compute(const struct sb_status *st, const char *const *group_by,
-			size_t ngroup_by, const char *const *metrics, size_t nmetrics,
+/* Groups, aggregates and ranks into out, which borrows st, as sb_analyze
+ * (<sbench/analyze.h>) documents: opts->group_by / metrics NULL for the
+ * spec's analysis section (default every parameter, and every metric
+ * found), else names.  -1 with err: SB_ERR_INPUT "group_by: 'NAME' is not
+ * a parameter of benchmark 'B'", "metrics: ...", "sort: ...", SB_ERR_NOMEM. */
+int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts *opts,
 			struct sb_analysis *out, struct sb_error *err);
 
 void sb_analysis_release(struct sb_analysis *a);

@@ -34,6 +34,17 @@ static void render_json(FILE *out, const struct sb_status *st, const struct sb_a
 	for (k = 0; k < a->nby; k++)
 		sb_json_str(&j, sb_spec_param_name(spec, a->by[k]));
 	sb_json_arr_end(&j);
+	sb_json_key(&j, "sort");
+	if (a->sort < 0) {
+		sb_json_null(&j);
+	} else {
+		sb_json_obj_begin(&j);
+		sb_json_key(&j, "metric");
+		sb_json_str(&j, a->metrics[a->sort]);
+		sb_json_key(&j, "descending");
+		sb_json_bool(&j, a->sort_desc);
+		sb_json_obj_end(&j);
+	}
 	sb_json_key(&j, "counts");
 	sb_status_json_counts(&j, st->counts);
 	sb_json_key(&j, "groups");
@@ -90,6 +101,11 @@ static void render_json(FILE *out, const struct sb_status *st, const struct sb_a
 		sb_json_obj_end(&j);
 	}
 	sb_json_arr_end(&j);
+	sb_json_key(&j, "warnings");
+	sb_json_arr_begin(&j);
+	for (k = 0; k < a->nwarnings; k++)
+		sb_json_str(&j, a->warnings[k]);
+	sb_json_arr_end(&j);
 	sb_json_obj_end(&j);
 	fputc('\n', out);
 }
@@ -130,8 +146,18 @@ static void render_csv(FILE *out, const struct sb_status *st, const struct sb_an
 	static const char *const cols[] = { "metric", "n", "mean", "stddev", "min", "median", "max" };
 	size_t g, k, m;
 
-	for (k = 0; k < a->nby; k++)
-		csv_field(out, sb_spec_param_name(spec, a->by[k]), k == 0);
+	/* a parameter named like a statistic's column is "param.NAME" (a
+	 * parameter name has no '.'), so no two columns share a name */
+	for (k = 0; k < a->nby; k++) {
+		const char *name = sb_spec_param_name(spec, a->by[k]);
+		size_t c;
+
+		if (k)
+			fputc(',', out);
+		for (c = 0; c < 7 && strcmp(name, cols[c]) != 0; c++)
+			;
+		fprintf(out, "%s%s", c < 7 ? "param." : "", name);
+	}
 	for (k = 0; k < 7; k++)
 		csv_field(out, cols[k], a->nby == 0 && k == 0);
 	fputs("\r\n", out);
@@ -162,10 +188,45 @@ static void render_csv(FILE *out, const struct sb_status *st, const struct sb_an
 	}
 }
 
+/* "a=1 b=x" of group g's parameters (or "all children" with no group_by). */
+static void group_label(FILE *out, const struct sb_status *st, const struct sb_analysis *a,
+			size_t g, struct sb_child *pc)
+{
+	size_t k;
+
+	sb_plan_child_params(st->bench->plan, a->groups[g].first, pc, NULL);
+	if (a->nby == 0)
+		fputs("all children", out);
+	for (k = 0; k < a->nby; k++) {
+		char *text = sb_value_text(sb_child_param(pc, a->by[k]));
+		fprintf(out, "%s%s=%s", k ? " " : "", sb_spec_param_name(st->bench->spec, a->by[k]),
+			text ? text : "?");
+		free(text);
+	}
+}
+
+/* The ranking and its first group, the best. */
+static void render_best(FILE *out, const struct sb_status *st, const struct sb_analysis *a,
+			struct sb_child *pc)
+{
+	const char *name = a->metrics[a->sort];
+	char t[SB_DOUBLE_TEXT_MAX];
+
+	fprintf(out, "groups ranked by the mean of %s, %s first\n", name,
+		a->sort_desc ? "highest" : "lowest");
+	if (a->ngroups == 0 || a->groups[0].stats[a->sort].n == 0) {
+		fprintf(out, "best: none (no succeeded child reported %s)\n", name);
+		return;
+	}
+	fputs("best: ", out);
+	group_label(out, st, a, 0, pc);
+	fprintf(out, " (%s mean %s, n=%zu)\n", name,
+		sb_fmt_double_short(a->groups[0].stats[a->sort].mean, t), a->groups[0].stats[a->sort].n);
+}
+
 static void render_text(FILE *out, const struct sb_status *st, const struct sb_analysis *a,
 			struct sb_child *pc)
 {
-	const struct sb_spec *spec = st->bench->spec;
 	char t[5][SB_DOUBLE_TEXT_MAX];
 	size_t g, k, m, c, shown = 0;
 
@@ -175,21 +236,20 @@ static void render_text(FILE *out, const struct sb_status *st, const struct sb_a
 		if (st->counts[k])
 			fprintf(out, ", %zu %s", st->counts[k], sb_class_name((enum sb_class)k));
 	fputs("\nstatistics over the succeeded children only\n", out);
+	if (a->sort >= 0)
+		render_best(out, st, a, pc);
 	for (g = 0; g < a->ngroups; g++) {
 		const struct sb_group *gr = &a->groups[g];
 		size_t total = 0;
 
 		for (k = 0; k < SB_CLASS_COUNT; k++)
 			total += gr->classes[k];
-		sb_plan_child_params(st->bench->plan, gr->first, pc, NULL);
 		fputc('\n', out);
-		for (k = 0; k < a->nby; k++) {
-			char *text = sb_value_text(sb_child_param(pc, a->by[k]));
-			fprintf(out, "%s%s=%s", k ? " " : "", sb_spec_param_name(spec, a->by[k]),
-				text ? text : "?");
-			free(text);
+		if (a->nby > 0) {
+			group_label(out, st, a, g, pc);
+			fputs(": ", out);
 		}
-		fprintf(out, "%s%zu of %zu succeeded\n", a->nby ? ": " : "", gr->n, total);
+		fprintf(out, "%zu of %zu succeeded\n", gr->n, total);
 		for (m = 0; m < a->nmetrics; m++) {
 			const struct sb_stats *s = &gr->stats[m];
 			if (s->n == 0)

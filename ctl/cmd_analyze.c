@@ -1,5 +1,5 @@
 /* sbctl analyze BENCH [--json|--csv] [--group-by P,...] [--metrics M,...]
- * [--offline] [--settle S] (docs/sbctl-analyze.md): <sbench/analyze.h> does
+ * [--sort [-]METRIC [--desc]] [--offline] [--settle S] (docs/sbctl-analyze.md): <sbench/analyze.h> does
  * the work. */
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 
 static const char usage_text[] =
 	"usage: sbctl analyze BENCH [--json | --csv] [--group-by P,...] [--metrics M,...]\n"
-	"                     [--offline] [--settle SECONDS]\n";
+	"                     [--sort [-]METRIC [--desc]] [--offline] [--settle SECONDS]\n";
 
 /* Splits a comma list in place; returns the count (at most max). */
 static size_t split_list(char *s, const char **out, size_t max)
@@ -37,7 +37,7 @@ int cmd_analyze(int argc, char **argv)
 	char *by_arg = NULL, *met_arg = NULL;
 	const char *bench = NULL;
 	size_t i;
-	int k, json = 0, csv = 0, rc;
+	int k, json = 0, csv = 0, desc = 0, rc;
 
 	for (k = 1; k < argc; k++) {
 		const char *s = argv[k];
@@ -51,6 +51,18 @@ int cmd_analyze(int argc, char **argv)
 			by_arg = argv[++k];
 		} else if (!strcmp(s, "--metrics") && k + 1 < argc) {
 			met_arg = argv[++k];
+		} else if (!strcmp(s, "--sort") && k + 1 < argc) {
+			ao.sort = argv[++k];
+			if (ao.sort[0] == '-') {
+				ao.sort++;
+				ao.sort_desc = true;
+			}
+			if (!*ao.sort) {
+				fputs("sbctl analyze: --sort needs a metric name\n", stderr);
+				return SB_EXIT_USAGE;
+			}
+		} else if (!strcmp(s, "--desc")) {
+			desc = 1;
 		} else if (!strcmp(s, "--settle") && k + 1 < argc) {
 			double v;
 			if (sb_parse_seconds(argv[++k], 1e9, &v, &err) < 0 ||
@@ -76,6 +88,11 @@ int cmd_analyze(int argc, char **argv)
 			: "missing BENCH", usage_text);
 		return SB_EXIT_USAGE;
 	}
+	if (desc && ao.sort == NULL) {
+		fprintf(stderr, "sbctl analyze: --desc needs --sort METRIC\n%s", usage_text);
+		return SB_EXIT_USAGE;
+	}
+	ao.sort_desc = ao.sort_desc || desc;
 	if (by_arg) {
 		ao.group_by = by;
 		ao.ngroup_by = split_list(by_arg, by, MAX_NAMES);
@@ -99,16 +116,20 @@ int cmd_analyze(int argc, char **argv)
 	for (i = 0; i < sb_status_warning_count(st); i++)
 		fprintf(stderr, "sbctl analyze: warning: %s\n", sb_status_warning(st, i));
 	if (sb_analyze(st, &ao, &an, &err) < 0) {
-		fprintf(stderr, "sbctl analyze: %s%s\n", err.code == SB_ERR_INPUT ? "--group-by: " : "",
-			err.msg);
+		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
 		rc = sb_cli_exit(&err);
-	} else if (sb_analysis_render(an, json ? SB_FORMAT_JSON : csv ? SB_FORMAT_CSV : SB_FORMAT_TEXT,
+		goto done;
+	}
+	for (i = 0; i < sb_analysis_warning_count(an); i++)
+		fprintf(stderr, "sbctl analyze: warning: %s\n", sb_analysis_warning(an, i));
+	if (sb_analysis_render(an, json ? SB_FORMAT_JSON : csv ? SB_FORMAT_CSV : SB_FORMAT_TEXT,
 				      stdout, &err) < 0) {
 		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
 		rc = sb_cli_exit(&err);
 	} else {
 		rc = sb_status_all_succeeded(st) ? SB_EXIT_OK : SB_EXIT_PROBLEM;
 	}
+done:
 	sb_analysis_destroy(an);
 	sb_status_destroy(st);
 	sb_bench_destroy(b);

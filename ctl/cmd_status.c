@@ -1,4 +1,4 @@
-/* sbctl status BENCH [--json] [--offline] [--settle S] [--rehash] and
+/* sbctl status BENCH [--json] [--class CLASS,...] [--offline] [--settle S] [--rehash] and
  * sbctl wait BENCH [--timeout S] [--interval S] [--settle S]
  * (docs/sbctl-status.md): <sbench/status.h> does the work. */
 #include <stdio.h>
@@ -12,6 +12,7 @@ struct status_args {
 	const char *bench;
 	bool json;
 	struct sb_status_opts o;
+	struct sb_status_text_opts text;
 };
 
 static int parse_seconds(const char *cmd, const char *opt, const char *v, double *out)
@@ -41,6 +42,15 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 			a->o.offline = true;
 		} else if (!strcmp(s, "--rehash") && !wait) {
 			a->o.rehash = true;
+		} else if (!strcmp(s, "--class") && !wait) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "sbctl %s: --class needs CLASS,...\n", cmd);
+				return -1;
+			}
+			if (sb_class_mask_parse(argv[++i], &a->text.classes, &err) < 0) {
+				fprintf(stderr, "sbctl %s: --class: %s\n", cmd, err.msg);
+				return -1;
+			}
 		} else if (!strcmp(s, "--settle")) {
 			if (parse_seconds(cmd, s, i + 1 < argc ? argv[++i] : NULL, &settle) < 0)
 				return -1;
@@ -74,15 +84,18 @@ static int parse_args(const char *cmd, int argc, char **argv, struct status_args
 	return 0;
 }
 
-/* Prints the status's warnings, then st in format; the exit status. */
-static int show(const char *cmd, const struct sb_status *st, enum sb_format format)
+/* Prints the status's warnings, then st as JSON or as text; the exit
+ * status. */
+static int show(const char *cmd, const struct sb_status *st, bool json,
+		const struct sb_status_text_opts *text)
 {
 	struct sb_error err;
 	size_t i;
 
 	for (i = 0; i < sb_status_warning_count(st); i++)
 		fprintf(stderr, "sbctl %s: warning: %s\n", cmd, sb_status_warning(st, i));
-	if (sb_status_render(st, format, stdout, &err) < 0) {
+	if ((json ? sb_status_render(st, SB_FORMAT_JSON, stdout, &err)
+	     : sb_status_render_text(st, text, stdout, &err)) < 0) {
 		fprintf(stderr, "sbctl %s: %s\n", cmd, err.msg);
 		return sb_cli_exit(&err);
 	}
@@ -107,7 +120,8 @@ int cmd_status(int argc, char **argv)
 	int rc = parse_args("status", argc, argv, &a, false);
 
 	if (rc != 0) {
-		fputs("usage: sbctl status BENCH [--json] [--offline] [--settle SECONDS] [--rehash]\n",
+		fputs("usage: sbctl status BENCH [--json] [--class CLASS,...] [--offline] [--settle SECONDS]\n"
+		      "                          [--rehash]\n",
 		      rc > 0 ? stdout : stderr);
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
@@ -119,7 +133,7 @@ int cmd_status(int argc, char **argv)
 		sb_bench_destroy(b);
 		return rc;
 	}
-	rc = show("status", st, a.json ? SB_FORMAT_JSON : SB_FORMAT_TEXT);
+	rc = show("status", st, a.json, &a.text);
 	sb_status_destroy(st);
 	sb_bench_destroy(b);
 	return rc;
@@ -139,7 +153,7 @@ int cmd_wait(int argc, char **argv)
 	}
 	if (sb_status_wait(sb_cli_ctx(), a.bench, &a.o, &st, &err) < 0)
 		return fail("wait", &err);
-	rc = show("wait", st, SB_FORMAT_TEXT);
+	rc = show("wait", st, false, NULL);
 	sb_status_destroy(st);
 	return rc;
 }

@@ -39,5 +39,6 @@ int cmd_rerun(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_output(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

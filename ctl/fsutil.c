@@ -156,9 +156,7 @@ int sb_fs_read_file(const char *path, size_t max, char **data, size_t *len,
 		    struct sb_error *err)
 {
 	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd;
+	int fd, e;
 
 	RETRY_EINTR(fd, open(path, O_RDONLY | O_CLOEXEC));
 	if (fd < 0)
@@ -172,29 +170,15 @@ int sb_fs_read_file(const char *path, size_t max, char **data, size_t *len,
 		return sb_errorf(err, "cannot read '%s': %lld bytes, more than the limit of %zu",
 				 path, (long long)st.st_size, max);
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		close(fd);
-		return sb_errorf(err, "cannot read '%s': out of memory", path);
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return sb_errorf(err, "cannot read '%s': %s", path, strerror(e));
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	e = sb_read_all(fd, max, (size_t)st.st_size, data, len) < 0 ? errno : 0;
 	close(fd);
-	buf[got] = '\0';
-	*data = buf;
-	*len = got;
+	if (e == EFBIG)
+		return sb_errorf(err, "cannot read '%s': it grew past the limit of %zu bytes "
+				 "while being read", path, max);
+	if (e == ENOMEM)
+		return sb_error_set(err, SB_ERR_NOMEM, "cannot read '%s': out of memory", path);
+	if (e)
+		return sb_errorf(err, "cannot read '%s': %s", path, strerror(e));
 	return 0;
 }
 

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "submit", cmd_submit, "submit a benchmark's children as job arrays" },
 	{ "status", cmd_status, "classify every child of a benchmark" },
 	{ "analyze", cmd_analyze, "statistics over the children that succeeded" },
+	{ "report", cmd_report, "write a self-contained HTML report of a benchmark" },
 	{ "rerun", cmd_rerun, "submit new attempts for children of chosen classes" },
 	{ "cancel", cmd_cancel, "cancel a benchmark's pending and running jobs" },
 	{ "output", cmd_output, "print a child's Slurm stdout and stderr" },

@@ -13,32 +13,16 @@
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 
-/* A parameter value after its key.  A float is written as its text cached
- * in the spec: the same sb_fmt_double text sb_json_double would print
- * (finite, never -0.0), without searching for it again for every child
- * (that search costs microseconds, and a grid repeats each value many
- * times).  After a key the writer needs no separator, so writing the token
- * directly and clearing after_key is what sb_json_double does. */
+/* A parameter value.  A float is written as its text cached in the spec:
+ * the same sb_fmt_double text sb_json_double would print (finite, never
+ * -0.0), without searching for it again for every child (that search costs
+ * microseconds, and a grid repeats each value many times). */
 static void json_value(struct sb_json *j, const struct sb_value *v, const char *text)
 {
-	switch (v->type) {
-	case SB_VALUE_INT:
-		if (v->u.i >= 0)
-			sb_plan_json_uint(j, (uint64_t)v->u.i);
-		else
-			sb_json_int(j, v->u.i);
-		break;
-	case SB_VALUE_FLOAT:
-		if (j->after_key) {
-			j->after_key = false;
-			fputs_unlocked(text, j->out);
-		} else {
-			sb_json_double(j, v->u.f);
-		}
-		break;
-	case SB_VALUE_BOOL: sb_json_bool(j, v->u.b); break;
-	case SB_VALUE_STR: sb_plan_json_str(j, v->u.str.s, v->u.str.len); break;
-	}
+	if (v->type == SB_VALUE_FLOAT)
+		sb_json_raw(j, text);
+	else
+		sb_json_spec_value(j, v);
 }
 
 /* One child as a JSON object, a document of its own on out. */
@@ -53,26 +37,26 @@ static int json_child(const struct sb_plan *plan, struct sb_child *ch, size_t i,
 		return -1;
 	sb_json_init(&j, out);
 	sb_json_obj_begin(&j);
-	sb_plan_json_key(&j, "index");
-	sb_plan_json_uint(&j, i);
-	sb_plan_json_key(&j, "digest");
-	sb_plan_json_str(&j, sb_child_digest_hex(ch), SB_DIGEST_HEX_LEN);
-	sb_plan_json_key(&j, "params");
+	sb_json_key(&j, "index");
+	sb_json_uint(&j, i);
+	sb_json_key(&j, "digest");
+	sb_json_strn(&j, sb_child_digest_hex(ch), SB_DIGEST_HEX_LEN);
+	sb_json_key(&j, "params");
 	sb_json_obj_begin(&j);
 	for (k = 0; k < np; k++) {
-		sb_plan_json_key(&j, sb_spec_param_name(spec, k));
+		sb_json_key(&j, sb_spec_param_name(spec, k));
 		json_value(&j, sb_child_param(ch, k), sb_child_param_text(ch, k));
 	}
 	sb_json_obj_end(&j);
-	sb_plan_json_key(&j, "repeat");
-	sb_plan_json_uint(&j, (uint64_t)sb_child_repeat(ch));
-	sb_plan_json_key(&j, "command");
+	sb_json_key(&j, "repeat");
+	sb_json_uint(&j, (uint64_t)sb_child_repeat(ch));
+	sb_json_key(&j, "command");
 	if (sb_child_is_shell(ch)) {
-		sb_plan_json_str(&j, sb_child_shell(ch), strlen(sb_child_shell(ch)));
+		sb_json_strn(&j, sb_child_shell(ch), strlen(sb_child_shell(ch)));
 	} else {
 		sb_json_arr_begin(&j);
 		for (k = 0; k < sb_child_argc(ch); k++)
-			sb_plan_json_str(&j, sb_child_argv(ch)[k], strlen(sb_child_argv(ch)[k]));
+			sb_json_strn(&j, sb_child_argv(ch)[k], strlen(sb_child_argv(ch)[k]));
 		sb_json_arr_end(&j);
 	}
 	sb_json_obj_end(&j);
@@ -135,20 +119,20 @@ static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *er
 	nthreads = sb_parallel_threads(JSON_THREADS, 1, JSON_THREADS);
 	sb_json_init(&j, out);
 	sb_json_obj_begin(&j);
-	sb_plan_json_key(&j, "format");
+	sb_json_key(&j, "format");
 	sb_json_int(&j, 1);
-	sb_plan_json_key(&j, "benchmark");
+	sb_json_key(&j, "benchmark");
 	sb_json_obj_begin(&j);
-	sb_plan_json_key(&j, "name");
+	sb_json_key(&j, "name");
 	sb_json_str(&j, sb_spec_name(spec));
-	sb_plan_json_key(&j, "tag");
+	sb_json_key(&j, "tag");
 	sb_json_str(&j, sb_spec_tag(spec));
-	sb_plan_json_key(&j, "digest");
+	sb_json_key(&j, "digest");
 	sb_json_str(&j, sb_plan_benchmark_digest_hex(plan));
-	sb_plan_json_key(&j, "children");
+	sb_json_key(&j, "children");
 	sb_json_uint(&j, n);
 	sb_json_obj_end(&j);
-	sb_plan_json_key(&j, "children");
+	sb_json_key(&j, "children");
 	sb_json_arr_begin(&j);
 	/* rounds of up to nthreads chunks: format in parallel, write in order */
 	for (from = 0; from < n && rc == 0;) {

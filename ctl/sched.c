@@ -87,19 +87,62 @@ int sb_sched_state_terminal(enum sb_sched_state s)
 	return 0;
 }
 
-int64_t sb_sched_time_parse(const char *text)
+/* Days from 1970-01-01 to the civil date y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 {
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* n digits at s as a number, or -1. */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (; n > 0; n--, s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+int64_t sb_sched_time_parse(const char *text, struct sb_sched_tz *tz)
+{
+	int y, mo, d, h, mi, se;
+	int64_t asutc, hour;
 	struct tm tm;
-	const char *end;
 	time_t t;
 
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (end == NULL || *end != '\0')
+	/* exactly YYYY-MM-DDTHH:MM:SS */
+	if (strlen(text) != 19 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
+	    text[13] != ':' || text[16] != ':')
 		return -1;
+	y = digits(text, 4), mo = digits(text + 5, 2), d = digits(text + 8, 2);
+	h = digits(text + 11, 2), mi = digits(text + 14, 2), se = digits(text + 17, 2);
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
+	    mi > 59 || se < 0 || se > 60)
+		return -1;
+	asutc = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	hour = asutc / 3600 - (asutc % 3600 < 0);
+	if (tz && tz->valid && tz->hour == hour)
+		return asutc + tz->offset;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d;
+	tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = se;
 	tm.tm_isdst = -1;
 	t = mktime(&tm);
-	return t == (time_t)-1 ? -1 : (int64_t)t;
+	if (t == (time_t)-1)
+		return -1;
+	if (tz)
+		*tz = (struct sb_sched_tz){ .hour = hour, .offset = (int64_t)t - asutc, .valid = 1 };
+	return (int64_t)t;
 }
 
 /* Parses an unsigned decimal of at most 19 digits filling [s, e). */
@@ -256,9 +299,9 @@ static void parse_exit(const char *text, struct sb_sched_row *r)
 	}
 }
 
-typedef int (*row_fn)(char **f, struct sb_sched_row *r);
+typedef int (*row_fn)(char **f, struct sb_sched_row *r, struct sb_sched_tz *tz);
 
-static int sacct_row(char **f, struct sb_sched_row *r)
+static int sacct_row(char **f, struct sb_sched_row *r, struct sb_sched_tz *tz)
 {
 	uint64_t raw;
 
@@ -267,18 +310,19 @@ static int sacct_row(char **f, struct sb_sched_row *r)
 	r->name = f[2];
 	r->state = sb_sched_state_parse(f[3], &r->cancelled_by);
 	parse_exit(f[4], r);
-	r->submit = sb_sched_time_parse(f[5]);
-	r->start = sb_sched_time_parse(f[6]);
-	r->end = sb_sched_time_parse(f[7]);
+	r->submit = sb_sched_time_parse(f[5], tz);
+	r->start = sb_sched_time_parse(f[6], tz);
+	r->end = sb_sched_time_parse(f[7], tz);
 	r->nodes = f[8];
 	r->reason = "";
 	return r->state != SB_STATE_UNKNOWN;
 }
 
-static int squeue_row(char **f, struct sb_sched_row *r)
+static int squeue_row(char **f, struct sb_sched_row *r, struct sb_sched_tz *tz)
 {
 	uint64_t raw;
 
+	(void)tz; /* squeue gives no times */
 	if (parse_u64(f[1], f[1] + strlen(f[1]), &raw) == 0)
 		r->raw_id = raw;
 	r->name = f[2];
@@ -313,7 +357,7 @@ static int parse_lines(const char *text, size_t nfields, row_fn fn,
 		if (line[0] == '\0')
 			continue;
 		memset(&r, 0, sizeof(r));
-		if (split(line, f) != nfields || !fn(f, &r)) {
+		if (split(line, f) != nfields || !fn(f, &r, &rows->tz)) {
 			rows->skipped++;
 			continue;
 		}

@@ -71,12 +71,21 @@ struct sb_sched_row {
 	const char *reason;  /* pending reason (squeue) */
 };
 
+/* The local time's offset from UTC for one hour of local time, kept
+ * between rows: a zeroed one is empty. */
+struct sb_sched_tz {
+	int64_t hour;   /* the local hour, as hours since the epoch read as UTC */
+	int64_t offset; /* seconds to add to the local time read as UTC */
+	int valid;
+};
+
 struct sb_sched_rows {
 	struct sb_sched_row *v;
 	size_t n, cap;
 	size_t skipped; /* lines that were not evidence */
 	char **texts;   /* the outputs the rows' texts point into */
 	size_t ntexts;
+	struct sb_sched_tz tz; /* sb_sched_time_parse's cache for these rows */
 };
 
 /* Appends the rows of one `sacct -P -n -X -D --format=SB_SACCT_FORMAT`
@@ -92,7 +101,11 @@ int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tas
 void sb_sched_rows_release(struct sb_sched_rows *rows);
 
 /* Parses Slurm's time text ("2026-11-30T13:00:05", local time) into seconds
- * since the epoch; "Unknown", "None" and anything unparsable give -1. */
-int64_t sb_sched_time_parse(const char *text);
+ * since the epoch; "Unknown", "None" and anything unparsable give -1.  The
+ * local time's offset is asked of the C library (mktime: a stat of the
+ * time-zone file each time) once per local hour and kept in tz (NULL: none
+ * kept); a zone whose offset changes at other than a whole local hour is
+ * off by the change for the rest of that hour. */
+int64_t sb_sched_time_parse(const char *text, struct sb_sched_tz *tz);
 
 #endif

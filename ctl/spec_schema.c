@@ -818,32 +818,19 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 		close(fd);
 		return NULL;
 	}
-	buf = malloc(SB_SPEC_MAX_FILE_SIZE + 1);
-	if (buf == NULL) {
-		sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
+	if (sb_read_all(fd, SB_SPEC_MAX_FILE_SIZE, (size_t)st.st_size, &buf, &len) < 0) {
+		int e = errno;
 		close(fd);
+		if (e == EFBIG)
+			sb_error_set(err, SB_ERR_INPUT, "'%s' is too large (more than %d bytes)", path,
+				     SB_SPEC_MAX_FILE_SIZE);
+		else if (e == ENOMEM)
+			sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
+		else
+			sb_errorf(err, "cannot read '%s': %s", path, strerror(e));
 		return NULL;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + len, SB_SPEC_MAX_FILE_SIZE + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			sb_errorf(err, "cannot read '%s': %s", path, strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0 || (len += (size_t)r) > SB_SPEC_MAX_FILE_SIZE)
-			break;
 	}
 	close(fd);
-	if (len > SB_SPEC_MAX_FILE_SIZE) {
-		sb_error_set(err, SB_ERR_INPUT, "'%s' is too large (more than %d bytes)", path,
-			     SB_SPEC_MAX_FILE_SIZE);
-		free(buf);
-		return NULL;
-	}
 	s = sb_spec_load_buffer(buf, len, path, err);
 	free(buf);
 	return s;

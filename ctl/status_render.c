@@ -8,7 +8,9 @@
 
 #include "ctl/plan_json.h"
 #include "ctl/render.h"
+#include "ctl/report_child.h"
 #include "ctl/status.h"
+#include "ctl/suggest.h"
 #include "proto/json.h"
 
 static void json_nullable_int(struct sb_json *j, int v)
@@ -155,70 +157,102 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 	return 0;
 }
 
-/* The last n lines of a file, indented, for the reason of a failure. */
-static void print_tail(FILE *out, const char *path, int n)
-{
-	char buf[4096];
-	FILE *f = fopen(path, "r");
-	long size;
-	size_t got, i;
-	int lines = 0;
+/* The text view (docs/sbctl-status.md): the counts, then the children of
+ * the classes listed, grouped by class and identical reason, each group
+ * with the parameter values all its children share, its children with
+ * their own parameters, and the tail of the first one's Slurm stderr. */
 
-	if (f == NULL)
+#define TEXT_LIST_DEFAULT 5 /* children shown per group without --class */
+
+static void print_group(FILE *out, const struct sb_status *st, const struct sb_reason_group *rg,
+			size_t limit, struct sb_param_share *ps)
+{
+	const size_t *c = rg->children, n = rg->n;
+	enum sb_class cls = rg->cls;
+	char *err_path = NULL, *tail, *words;
+	size_t i, shown, nw = 0;
+
+	fprintf(out, "\n%zu %s", n, sb_class_name(cls));
+	if (cls != SB_CLASS_SUCCEEDED)
+		fprintf(out, ": %s", rg->reason);
+	if (sb_param_share_compute(st, c, n, ps, NULL) < 0) {
+		fputc('\n', out);
 		return;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0, SEEK_SET);
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	while (got > 0 && buf[got - 1] == '\n')
-		buf[--got] = '\0';
-	for (i = got; i > 0; i--)
-		if (buf[i - 1] == '\n' && ++lines == n)
-			break;
-	if (got == 0)
-		return;
-	for (char *save, *line = strtok_r(buf + i, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		fprintf(out, "      | %.200s\n", line);
+	}
+	words = sb_param_share_text(st, ps, c[0], true, &nw);
+	if (words != NULL && nw > 0)
+		fprintf(out, " \u2014 %s", words);
+	if (words != NULL && nw > 0 && n > 1)
+		fprintf(out, " (all %zu)", n);
+	free(words);
+	fputc('\n', out);
+	shown = n < limit ? n : limit;
+	for (i = 0; i < shown; i++) {
+		const struct sb_attempt_status *a = st->children[c[i]].latest;
+		const char *job = a && a->job_id[0] ? a->job_id : "-";
+
+		words = sb_param_share_text(st, ps, c[i], false, NULL);
+		if (words != NULL && *words)
+			fprintf(out, "  %-6zu %-12s %s\n", c[i], job, words);
+		else
+			fprintf(out, "  %-6zu %s\n", c[i], job);
+		free(words);
+	}
+	if (shown < n)
+		fprintf(out, "  ... and %zu more (--class %s lists them all)\n", n - shown,
+			sb_class_name(cls));
+	if (cls == SB_CLASS_FAILED || cls == SB_CLASS_KILLED || cls == SB_CLASS_INCOMPLETE) {
+		tail = sb_child_stderr_tail(st->bench, c[0], 3, &err_path);
+		if (tail != NULL) {
+			if (n > 1)
+				fprintf(out, "    stderr of %zu:\n", c[0]);
+			for (char *save, *line = strtok_r(tail, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				fprintf(out, "      | %s\n", line);
+		}
+		if (err_path != NULL) {
+			size_t len = strlen(err_path);
+			fprintf(out, "      output: %.*s.{out,err}\n", (int)(len - 4), err_path);
+		}
+		free(tail);
+		free(err_path);
+	}
+	sb_param_share_release(ps);
 }
 
-static void render_text(FILE *out, const struct sb_status *st)
+static int render_text(FILE *out, const struct sb_status *st,
+		       const struct sb_status_text_opts *opts, struct sb_error *err)
 {
 	const struct sb_bench *b = st->bench;
-	size_t c, k, bad = 0;
+	unsigned want = opts && opts->classes ? opts->classes
+		: ~((1u << SB_CLASS_SUCCEEDED) | (1u << SB_CLASS_PENDING) | (1u << SB_CLASS_RUNNING));
+	size_t limit = opts && opts->classes ? SIZE_MAX : TEXT_LIST_DEFAULT;
+	struct sb_reason_group *groups;
+	struct sb_param_share ps;
+	size_t k, ng;
 
 	fprintf(out, "%s (%.12s): %zu children, scheduler %s\n", b->name, b->digest, st->n,
 		st->consulted ? "consulted" : "not consulted (--offline)");
 	for (k = 0; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, "  %-13s %zu\n", sb_class_name((enum sb_class)k), st->counts[k]);
-	for (c = 0; c < st->n; c++) {
-		const struct sb_child_status *ch = &st->children[c];
-		const struct sb_attempt_status *a = ch->latest;
-
-		if (ch->cls == SB_CLASS_SUCCEEDED)
-			continue;
-		if (bad++ == 0)
-			fputs("\nchildren that did not succeed:\n", out);
-		fprintf(out, "  %-6zu %-12s %-10s %s\n", c, sb_class_name(ch->cls),
-			a && a->job_id[0] ? a->job_id : "-", ch->reason);
-		if (a && a->array_job[0] && (ch->cls == SB_CLASS_FAILED || ch->cls == SB_CLASS_KILLED ||
-					     ch->cls == SB_CLASS_INCOMPLETE)) {
-			char *err_path;
-			if (asprintf(&err_path, "%s/runs/%zu/slurm-%s_%" PRId64 ".err", b->dir, c,
-				     a->array_job, a->task) >= 0) {
-				print_tail(out, err_path, 3);
-				free(err_path);
-			}
-			fprintf(out, "      output: %s/runs/%zu/slurm-%s_%" PRId64 ".{out,err}\n", b->dir, c,
-				a->array_job, a->task);
-		}
+	if (sb_reason_groups(st, want, &groups, &ng, err) < 0)
+		return -1;
+	for (k = 0; k < ng; k++)
+		print_group(out, st, &groups[k], limit, &ps);
+	sb_reason_groups_free(groups, ng);
+	if (opts && opts->classes) {
+		for (k = 0; k < SB_CLASS_COUNT; k++)
+			if ((opts->classes & (1u << k)) && st->counts[k] == 0)
+				fprintf(out, "\nno %s child\n", sb_class_name((enum sb_class)k));
+	} else if (st->counts[SB_CLASS_RUNNING] + st->counts[SB_CLASS_PENDING] > 0) {
+		fprintf(out, "\nnot listed: %zu running, %zu pending (--class running,pending lists them)\n",
+			st->counts[SB_CLASS_RUNNING], st->counts[SB_CLASS_PENDING]);
 	}
 	if (st->outcomes_recorded)
 		fprintf(out, "\n(recorded the scheduler's final state of %zu children in submissions/)\n",
 			st->outcomes_recorded);
+	return 0;
 }
 
 static int render(const void *obj, int format, FILE *out, struct sb_error *err)
@@ -229,7 +263,8 @@ static int render(const void *obj, int format, FILE *out, struct sb_error *err)
 		if (render_json(out, st, err) < 0)
 			return -1;
 	} else if (format == SB_FORMAT_TEXT) {
-		render_text(out, st);
+		if (render_text(out, st, NULL, err) < 0)
+			return -1;
 	} else {
 		return sb_error_set(err, SB_ERR_INPUT, "a status is rendered as text or JSON, not "
 				    "format %d", format);
@@ -241,6 +276,47 @@ int sb_status_render(const struct sb_status *st, enum sb_format format, FILE *ou
 		     struct sb_error *err)
 {
 	return render(st, (int)format, out, err);
+}
+
+int sb_status_render_text(const struct sb_status *st, const struct sb_status_text_opts *opts,
+			  FILE *out, struct sb_error *err)
+{
+	if (render_text(out, st, opts, err) < 0)
+		return -1;
+	return sb_render_flush(out, err);
+}
+
+int sb_class_mask_parse(const char *list, unsigned *mask, struct sb_error *err)
+{
+	const char *names[SB_CLASS_COUNT], *p = list;
+	char word[64], hint[SB_SUGGEST_MAX];
+	unsigned m = 0;
+	size_t k;
+
+	for (k = 0; k < SB_CLASS_COUNT; k++)
+		names[k] = sb_class_name((enum sb_class)k);
+	while (p != NULL && *p) {
+		size_t len = strcspn(p, ",");
+		enum sb_class c;
+
+		if (len > 0) {
+			if (len >= sizeof(word))
+				return sb_error_set(err, SB_ERR_INPUT, "'%.*s...' is not a class", 20, p);
+			memcpy(word, p, len);
+			word[len] = '\0';
+			if (sb_class_parse(word, &c) < 0)
+				return sb_error_set(err, SB_ERR_INPUT, "'%s' is not a class%s", word,
+						    sb_suggest(word, names, SB_CLASS_COUNT, hint));
+			m |= 1u << c;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (m == 0)
+		return sb_error_set(err, SB_ERR_INPUT, "no class named: give one or more of succeeded, "
+				    "failed, killed, incomplete, stale, missing, partial, inconsistent, "
+				    "invalid, pending, running");
+	*mask = m;
+	return 0;
 }
 
 int sb_status_render_buffer(const struct sb_status *st, enum sb_format format, char **buf,

@@ -75,5 +75,8 @@ best = max((g for g in a["groups"] if g["n"]), key=lambda g: g["metrics"]["accur
 print("best configuration:", best["params"], "mean accuracy", best["metrics"]["accuracy"]["mean"])
 print("the same document as sbctl analyze --json:", a["counts"]["succeeded"], "succeeded")
 PY
+
+step "7. the report: one self-contained HTML file to open in a browser"
+"$bin/sbctl" report demo-sweep || true
 echo
 echo "Everything is in $work; the benchmark directory is $dir."

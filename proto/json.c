@@ -10,6 +10,12 @@ void sb_json_init(struct sb_json *j, FILE *out)
 	*j = (struct sb_json){ .out = out };
 }
 
+/* Every writer below takes the stream's lock once for its value and writes
+ * with the _unlocked calls: one lock per value, not one per byte (the lock
+ * is recursive, so a caller that holds it for a whole document pays almost
+ * nothing more). */
+#define LOCKED(j, body) do { flockfile((j)->out); body; funlockfile((j)->out); } while (0)
+
 /* Writes the separator a new value needs at the current position. */
 static void value_prefix(struct sb_json *j)
 {
@@ -18,7 +24,7 @@ static void value_prefix(struct sb_json *j)
 		return;
 	}
 	if (j->need_comma[j->depth])
-		fputc(',', j->out);
+		fputc_unlocked(',', j->out);
 	j->need_comma[j->depth] = true;
 }
 
@@ -29,7 +35,7 @@ static void open_container(struct sb_json *j, char c)
 		return;
 	}
 	value_prefix(j);
-	fputc(c, j->out);
+	fputc_unlocked(c, j->out);
 	j->need_comma[++j->depth] = false;
 }
 
@@ -40,13 +46,13 @@ static void close_container(struct sb_json *j, char c)
 		return;
 	}
 	j->depth--;
-	fputc(c, j->out);
+	fputc_unlocked(c, j->out);
 }
 
-void sb_json_obj_begin(struct sb_json *j) { open_container(j, '{'); }
-void sb_json_obj_end(struct sb_json *j) { close_container(j, '}'); }
-void sb_json_arr_begin(struct sb_json *j) { open_container(j, '['); }
-void sb_json_arr_end(struct sb_json *j) { close_container(j, ']'); }
+void sb_json_obj_begin(struct sb_json *j) { LOCKED(j, open_container(j, '{')); }
+void sb_json_obj_end(struct sb_json *j) { LOCKED(j, close_container(j, '}')); }
+void sb_json_arr_begin(struct sb_json *j) { LOCKED(j, open_container(j, '[')); }
+void sb_json_arr_end(struct sb_json *j) { LOCKED(j, close_container(j, ']')); }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -86,7 +92,7 @@ static void write_string(FILE *out, const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, len;
 
-	fputc('"', out);
+	fputc_unlocked('"', out);
 	while (i < n) {
 		unsigned char c = s[i];
 		size_t run = i;
@@ -96,48 +102,49 @@ static void write_string(FILE *out, const char *str, size_t n)
 		       s[run] != '\\')
 			run++;
 		if (run > i) {
-			fwrite(s + i, 1, run - i, out);
+			fwrite_unlocked(s + i, 1, run - i, out);
 			i = run;
 			continue;
 		}
 		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
+		case '"': fputs_unlocked("\\\"", out); break;
+		case '\\': fputs_unlocked("\\\\", out); break;
+		case '\n': fputs_unlocked("\\n", out); break;
+		case '\r': fputs_unlocked("\\r", out); break;
+		case '\t': fputs_unlocked("\\t", out); break;
+		case '\b': fputs_unlocked("\\b", out); break;
+		case '\f': fputs_unlocked("\\f", out); break;
 		default:
 			if (c < 0x20 || c == 0x7f) {
-				fprintf(out, "\\u%04x", c);
+				{
+				char u[8];
+				snprintf(u, sizeof(u), "\\u%04x", c);
+				fputs_unlocked(u, out);
+			}
 			} else if (c < 0x80) {
-				fputc(c, out);
+				fputc_unlocked(c, out);
 			} else if ((len = utf8_len(s + i, n - i)) > 0) {
-				fwrite(s + i, 1, len, out);
+				fwrite_unlocked(s + i, 1, len, out);
 				i += len;
 				continue;
 			} else {
-				fputs("\\ufffd", out);
+				fputs_unlocked("\\ufffd", out);
 			}
 		}
 		i++;
 	}
-	fputc('"', out);
+	fputc_unlocked('"', out);
 }
 
 void sb_json_key(struct sb_json *j, const char *key)
 {
-	value_prefix(j);
-	write_string(j->out, key, strlen(key));
-	fputc(':', j->out);
+	LOCKED(j, value_prefix(j); write_string(j->out, key, strlen(key)); fputc_unlocked(':', j->out));
 	j->after_key = true;
 }
 
 void sb_json_strn(struct sb_json *j, const char *s, size_t n)
 {
-	value_prefix(j);
-	write_string(j->out, s, n);
+	LOCKED(j, value_prefix(j); write_string(j->out, s, n));
 }
 
 void sb_json_str(struct sb_json *j, const char *s)
@@ -149,16 +156,32 @@ void sb_json_str(struct sb_json *j, const char *s)
 	sb_json_strn(j, s, strlen(s));
 }
 
+/* The decimal digits of v, written straight (printf's parsing is most of
+ * the cost of a small integer). */
+static void write_uint(FILE *out, uint64_t v, bool minus)
+{
+	char t[24];
+	size_t n = sizeof(t);
+
+	do {
+		t[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	if (minus)
+		t[--n] = '-';
+	fwrite_unlocked(t + n, 1, sizeof(t) - n, out);
+}
+
 void sb_json_int(struct sb_json *j, int64_t v)
 {
-	value_prefix(j);
-	fprintf(j->out, "%" PRId64, v);
+	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	LOCKED(j, value_prefix(j); write_uint(j->out, mag, v < 0));
 }
 
 void sb_json_uint(struct sb_json *j, uint64_t v)
 {
-	value_prefix(j);
-	fprintf(j->out, "%" PRIu64, v);
+	LOCKED(j, value_prefix(j); write_uint(j->out, v, false));
 }
 
 void sb_json_double(struct sb_json *j, double v)
@@ -169,20 +192,22 @@ void sb_json_double(struct sb_json *j, double v)
 		sb_json_null(j);
 		return;
 	}
-	value_prefix(j);
-	fputs(sb_fmt_double(v, buf), j->out);
+	LOCKED(j, value_prefix(j); fputs_unlocked(sb_fmt_double(v, buf), j->out));
 }
 
 void sb_json_bool(struct sb_json *j, bool v)
 {
-	value_prefix(j);
-	fputs(v ? "true" : "false", j->out);
+	LOCKED(j, value_prefix(j); fputs_unlocked(v ? "true" : "false", j->out));
 }
 
 void sb_json_null(struct sb_json *j)
 {
-	value_prefix(j);
-	fputs("null", j->out);
+	LOCKED(j, value_prefix(j); fputs_unlocked("null", j->out));
+}
+
+void sb_json_raw(struct sb_json *j, const char *token)
+{
+	LOCKED(j, value_prefix(j); fputs_unlocked(token, j->out));
 }
 
 bool sb_json_error(const struct sb_json *j)

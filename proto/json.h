@@ -35,6 +35,9 @@ void sb_json_uint(struct sb_json *j, uint64_t v);
 void sb_json_double(struct sb_json *j, double v);
 void sb_json_bool(struct sb_json *j, bool v);
 void sb_json_null(struct sb_json *j);
+/* A token the caller has already written as JSON (a number's text): put
+ * where a value goes, separator and all, and not checked. */
+void sb_json_raw(struct sb_json *j, const char *token);
 /* true when nesting overflowed or underflowed, or the stream has an error */
 bool sb_json_error(const struct sb_json *j);
 

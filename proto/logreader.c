@@ -454,9 +454,8 @@ struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 	struct sb_error *err)
 {
 	struct stat st;
-	uint8_t *data;
+	char *data;
 	size_t len = 0;
-	ssize_t n;
 	int fd, saved;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -478,29 +477,19 @@ struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 			sb_errorf(err, "log '%s' is larger than the limit of %u bytes", path, SB_LOG_FILE_MAX);
 		return NULL;
 	}
-	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (data == NULL) {
+	if (sb_read_all(fd, SB_LOG_FILE_MAX, (size_t)st.st_size, &data, &len) < 0) {
+		saved = errno;
 		close(fd);
-		sb_errorf(err, "out of memory reading log '%s'", path);
+		if (saved == EFBIG)
+			sb_errorf(err, "log '%s' is larger than the limit of %u bytes", path, SB_LOG_FILE_MAX);
+		else if (saved == ENOMEM)
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory reading log '%s'", path);
+		else
+			sb_errorf(err, "cannot read log '%s': %s", path, strerror(saved));
 		return NULL;
 	}
-	while (len < (size_t)st.st_size) {
-		n = read(fd, data + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			saved = errno;
-			close(fd);
-			free(data);
-			sb_errorf(err, "cannot read log '%s': %s", path, strerror(saved));
-			return NULL;
-		}
-		if (n == 0)
-			break; /* it shrank: read what is there */
-		len += (size_t)n;
-	}
 	close(fd);
-	return read_owned(v, data, len, expect, err);
+	return read_owned(v, (uint8_t *)data, len, expect, err);
 }
 
 size_t sb_log_result_count(const struct sb_log_result *r) { return r->count; }

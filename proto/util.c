@@ -163,3 +163,53 @@ int sb_write_all(ssize_t (*wr)(int, const void *, size_t), int fd, const void *b
 	}
 	return 0;
 }
+
+int sb_read_all(int fd, size_t max, size_t hint, char **data, size_t *len)
+{
+	size_t cap = (hint < max ? hint : max) + 1, got = 0;
+	char *buf = malloc(cap + 1), *bigger;
+	int intr = 0;
+
+	if (buf == NULL)
+		return -1; /* errno ENOMEM */
+	for (;;) {
+		ssize_t k;
+
+		if (got == cap) { /* full: grow, one byte past max to see more */
+			size_t want = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+			if (got > max) {
+				free(buf);
+				errno = EFBIG;
+				return -1;
+			}
+			if ((bigger = realloc(buf, want + 1)) == NULL) {
+				free(buf);
+				return -1;
+			}
+			buf = bigger;
+			cap = want;
+		}
+		k = read(fd, buf + got, cap - got);
+		if (k < 0 && errno == EINTR && ++intr < SB_EINTR_MAX)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(buf);
+			errno = e;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		intr = 0;
+		got += (size_t)k;
+	}
+	if (got > max) {
+		free(buf);
+		errno = EFBIG;
+		return -1;
+	}
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return 0;
+}

@@ -44,6 +44,14 @@ char *sb_fmt_time_ns(int64_t ns, char buf[32]);
  * wrote nothing). */
 int sb_write_all(ssize_t (*wr)(int, const void *, size_t), int fd, const void *buf, size_t n);
 
+/* The one read loop: reads fd to its end into a new buffer (*data,
+ * NUL-terminated, not counted in *len; the caller frees it), sized from
+ * hint (the fstat size the caller has, or 0) and grown as needed, retrying
+ * EINTR (at most SB_EINTR_MAX times in a row).  More than max bytes is
+ * refused with EFBIG, never cut short.  0, or -1 with errno (ENOMEM, EFBIG,
+ * read's own). */
+int sb_read_all(int fd, size_t max, size_t hint, char **data, size_t *len);
+
 /* Gives a failure reported with sb_errorf (code SB_ERR_RUNTIME) inside a
  * parser of user input its code at the parser's boundary: SB_ERR_NOMEM
  * when its message says "out of memory", else `code`.  Codes set on

@@ -17,6 +17,7 @@
 #ifndef SBENCH_ANALYZE_H
 #define SBENCH_ANALYZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -44,6 +45,13 @@ struct sb_analyze_opts {
 	 * analysis.metrics, else every metric a succeeded child has, sorted. */
 	const char *const *metrics;
 	size_t nmetrics;
+	/* Rank the groups by the mean of this metric, one of the metrics
+	 * analysed (NULL: groups in the order of their first child):
+	 * ascending (lowest mean first), or descending when sort_desc.  Groups
+	 * without a value of the metric come last; ties keep the children's
+	 * order.  The first group is then the best. */
+	const char *sort;
+	bool sort_desc;
 };
 
 /* The statistics of one metric in one group.  n 0: no succeeded child of
@@ -77,6 +85,12 @@ const struct sb_status *sb_analysis_status(const struct sb_analysis *an);
 /* The metrics, in output order; names borrowed from an. */
 size_t sb_analysis_metric_count(const struct sb_analysis *an);
 const char *sb_analysis_metric(const struct sb_analysis *an, size_t m);
+
+/* What the analysis could not settle, one line each (a metric that no
+ * succeeded child reported, with a did-you-mean): the CLI prints them on
+ * stderr, the JSON holds them under "warnings".  Borrowed from an. */
+size_t sb_analysis_warning_count(const struct sb_analysis *an);
+const char *sb_analysis_warning(const struct sb_analysis *an, size_t i);
 
 /* The groups: their count; group g's first child (its parameters are the
  * group's), its number of succeeded children and of children of class c;

@@ -26,6 +26,7 @@
 #include "sbench/log.h"
 #include "sbench/logview.h"
 #include "sbench/plan.h"
+#include "sbench/report.h"
 #include "sbench/spec.h"
 #include "sbench/status.h"
 #include "sbench/watch.h"

@@ -157,13 +157,43 @@ size_t sb_status_warning_count(const struct sb_status *st);
 const char *sb_status_warning(const struct sb_status *st, size_t i);
 
 /* Renders st to out as `sbctl status` prints it (SB_FORMAT_TEXT: the
- * counts, the children that did not succeed with the tail of their Slurm
- * stderr, docs/sbctl-status.md) or as `sbctl status --json` does
+ * counts, the children that are over and did not succeed grouped by
+ * reason with the tail of their Slurm stderr, as sb_status_render_text
+ * with its defaults, docs/sbctl-status.md) or as `sbctl status --json` does
  * (SB_FORMAT_JSON, one line), byte for byte; out is flushed, not closed.
  * -1 with err: SB_ERR_INPUT for another format, SB_ERR_RUNTIME when out
  * could not be written, SB_ERR_NOMEM. */
 int sb_status_render(const struct sb_status *st, enum sb_format format, FILE *out,
 		     struct sb_error *err);
+
+/* How the text of a status is written.  Zero-initialise it (= { 0 }): all
+ * zeros are the defaults. */
+struct sb_status_text_opts {
+	/* The classes whose children are listed, every one of them: a mask of
+	 * (1u << class) bits.  0: the default view, which lists the children
+	 * of every class but succeeded, pending and running (those are
+	 * counted), at most 5 per group of identical reasons.  The counts of
+	 * every class are written either way. */
+	unsigned classes;
+};
+
+/* Renders st to out as `sbctl status [--class CLASS,...]` prints it: the
+ * counts of every class, then the children of the classes listed, grouped
+ * by class and identical reason (a child's own job id in its reason does
+ * not count), each group with the parameter values all its children share
+ * ("8 failed: exit 3 — lr=1.2 (all 8)"), each child with its job id and
+ * its other parameters, and the tail of the Slurm stderr of the group's
+ * first child for failed, killed and incomplete ones
+ * (docs/sbctl-status.md).  NULL opts: the defaults, the same bytes as
+ * sb_status_render with SB_FORMAT_TEXT.  -1 with err: SB_ERR_RUNTIME when
+ * out could not be written, SB_ERR_NOMEM. */
+int sb_status_render_text(const struct sb_status *st, const struct sb_status_text_opts *opts,
+			  FILE *out, struct sb_error *err);
+
+/* The mask of sb_status_text_opts.classes that a comma list of class names
+ * ("failed,killed") names, into *mask.  -1 with err (SB_ERR_INPUT, with a
+ * did-you-mean) for a name that is no class, or a list that names none. */
+int sb_class_mask_parse(const char *list, unsigned *mask, struct sb_error *err);
 
 /* The same into a malloc'd NUL-terminated buffer: on 0, *buf holds *len
  * bytes (len may be NULL), to free with sb_free; on -1, *buf is NULL. */

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "rerun", "cancel",
+__all__ = ["__version__", "Benchmark", "benchmarks", "output", "plan", "rows", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
            "read_log", "keygen", "watch", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
 
@@ -260,15 +260,22 @@ def _names(arg, what):
 
 def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = None,
             metrics: Optional[Union[str, Sequence[str]]] = None,
-            offline: bool = False) -> Dict[str, Any]:
+            offline: bool = False, sort: Optional[str] = None) -> Dict[str, Any]:
     """Statistics (n, mean, stddev, min, median, max) of each metric per group
     of parameters, over the succeeded children only, beside the count of
     each class per group: the document of ``sbctl analyze BENCH --json``.
     ``group_by`` and ``metrics`` are lists of names (or "a,b" strings);
     default: the spec's ``analysis`` section.  ``rows(analysis)`` turns the
-    result into flat rows for ``pandas.DataFrame`` or the csv module."""
+    result into flat rows for ``pandas.DataFrame`` or the csv module.
+    ``sort`` ranks the groups by the mean of a metric, ``"-NAME"`` highest
+    first, as ``--sort``; the first group is then the best.  The analysis's
+    warnings (a metric that no succeeded child reported) come as
+    :class:`SbenchWarning` and under ``"warnings"``."""
     sopts = _status_opts(offline)
     aopts = _lib.AnalyzeOpts()
+    if sort is not None:
+        aopts.sort_desc = sort.startswith("-")
+        aopts.sort = (sort[1:] if aopts.sort_desc else sort).encode()
     gb, ngb = _names(group_by, "group_by")
     ms, nms = _names(metrics, "metrics")
     if gb is not None:
@@ -276,10 +283,13 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
     if ms is not None:
         aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
     with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
-        return _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
-                                                              ctypes.byref(aopts), out,
-                                                              ctypes.byref(ctx.err)),
-                       _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
+        doc = _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
+                                                             ctypes.byref(aopts), out,
+                                                             ctypes.byref(ctx.err)),
+                      _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
+    for w in doc.get("warnings", []):
+        _warn(w)
+    return doc
 
 
 def rerun(bench: PathLike, only: Union[str, Iterable[str]], dry_run: bool = False) -> Dict[str, Any]:
@@ -347,6 +357,30 @@ def output(bench: PathLike, child: int) -> List[str]:
             _lib._free(ctypes.cast(files, ctypes.c_void_p))
 
 
+def report(bench: PathLike, output: Optional[PathLike] = None, offline: bool = False) -> str:
+    """Writes the self-contained HTML report of ``bench`` (as ``sbctl report
+    BENCH [-o OUTPUT]``: the same bytes) to ``output``, by default
+    ``report.html`` in the benchmark directory, and returns the path
+    written.  The report's analysis is the spec's ``analysis`` section."""
+    sopts = _status_opts(offline)
+    written = ctypes.c_void_p()
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        an = ctypes.c_void_p()
+        if _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts), None, ctypes.byref(an),
+                                 ctypes.byref(ctx.err)) < 0:
+            _lib.raise_error(ctx.err)
+        try:
+            if _lib.sb_report_write(an, None if output is None else _lib.fspath(output),
+                                    ctypes.byref(written), ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            try:
+                return os.fsdecode(ctypes.cast(written, ctypes.c_char_p).value)
+            finally:
+                _lib._free(written)
+        finally:
+            _lib.sb_analysis_destroy(an)
+
+
 class Benchmark:
     """A benchmark, opened by its directory, name (the latest of that name)
     or digest prefix, as on the command line::
@@ -392,9 +426,14 @@ class Benchmark:
         """:func:`wait` for this benchmark."""
         return wait(self.dir, timeout=timeout, interval=interval)
 
-    def analyze(self, group_by=None, metrics=None, offline: bool = False) -> Dict[str, Any]:
+    def analyze(self, group_by=None, metrics=None, offline: bool = False,
+                sort: Optional[str] = None) -> Dict[str, Any]:
         """:func:`analyze` of this benchmark."""
-        return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline)
+        return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline, sort=sort)
+
+    def report(self, output: Optional[PathLike] = None, offline: bool = False) -> str:
+        """:func:`report` of this benchmark."""
+        return report(self.dir, output=output, offline=offline)
 
     def rerun(self, only, dry_run: bool = False) -> Dict[str, Any]:
         """:func:`rerun` of this benchmark's children of the classes ``only``."""

@@ -97,6 +97,8 @@ class AnalyzeOpts(ctypes.Structure):
         ("ngroup_by", ctypes.c_size_t),
         ("metrics", c_char_pp),
         ("nmetrics", ctypes.c_size_t),
+        ("sort", ctypes.c_char_p),
+        ("sort_desc", ctypes.c_bool),
     ]
 
 
@@ -153,6 +155,7 @@ sb_analyze_bench = _fn("sb_analyze_bench", ctypes.c_int, vp, vp, ctypes.POINTER(
 sb_analysis_destroy = _fn("sb_analysis_destroy", None, vp)
 sb_analysis_render_buffer = _fn("sb_analysis_render_buffer", ctypes.c_int, vp, ctypes.c_int,
                                 c_void_pp, P_SZ, P_ERR)
+sb_report_write = _fn("sb_report_write", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
 sb_submit = _fn("sb_submit", ctypes.c_int, vp, ctypes.c_char_p, ctypes.POINTER(SubmitOpts),
                 c_void_pp, P_ERR)
 sb_rerun = _fn("sb_rerun", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p,

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # What `sbagent -- true` adds over `true`: wall time per run and peak RSS
 # (docs/development.md budget: 3 ms and 4 MiB on a local disk).  Each sbagent run
-# writes a new log file (two fsyncs) in a directory under /tmp, or $SB_BENCH_DIR.
+# writes a new log file (two fsyncs) in a scratch directory under /tmp (the
+# local disk, whatever TMPDIR says), or under $SB_BENCH_TMP.  SB_BENCH_DIR,
+# SB_ATTEMPT and SB_CHUNK are sbagent's benchmark mode (the job's
+# environment): they are removed here, so a shell inside a job measures the
+# standalone agent too.
 # usage: SB_BIN=build/bin bash tests/bench/bench_agent.sh [RUNS]
 set -euo pipefail
 runs=${1:-200}
@@ -9,8 +13,9 @@ bin=${SB_BIN:-build/bin}
 agent=$bin/sbagent
 true_bin=$(type -P true)
 [ -x "$agent" ] || { echo "bench_agent: no $agent (build first)" >&2; exit 2; }
+unset SB_BENCH_DIR SB_ATTEMPT SB_CHUNK
 
-dir=$(mktemp -d "${SB_BENCH_DIR:-/tmp}/sbagent-bench.XXXXXX")
+dir=$(mktemp -d "${SB_BENCH_TMP:-/tmp}/sbagent-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 if [ -x "$bin/sbctl" ] && "$bin/sbctl" keygen "$dir/key" 2>/dev/null; then :; else
 	(umask 077 && head -c 32 /dev/urandom > "$dir/key")
@@ -30,7 +35,8 @@ for r in $(seq "$rounds"); do
 	t1=$(now_ns)
 	for i in $(seq "$per"); do
 		n=$((n + 1))
-		"$agent" --key "$dir/key" --log "$dir/log.$n" -- "$true_bin"
+		"$agent" --key "$dir/key" --log "$dir/log.$n" -- "$true_bin" ||
+			{ echo "bench_agent: sbagent exited $? (run $n)" >&2; exit 1; }
 	done
 	t2=$(now_ns)
 	base+=($(( (t1 - t0) / per )))

@@ -298,6 +298,77 @@ static void test_analyze(void **state)
 	sb_analysis_destroy(an);
 }
 
+/* The report, the status text with --class, the class lists, the ranking:
+ * the library's bytes are sbctl's. */
+static void test_report_and_views(void **state)
+{
+	struct sb_status_text_opts to = { 0 };
+	struct sb_analyze_opts ao = { 0 };
+	struct sb_error err = { 0 };
+	struct sb_analysis *an;
+	struct sb_status *st;
+	const char *nosuch[] = { "scroe" };
+	unsigned mask = 0;
+	char *buf, *written = NULL, path[4200];
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(sb_class_mask_parse("failed,killed", &mask, &err), 0);
+	assert_int_equal(mask, (1u << SB_CLASS_FAILED) | (1u << SB_CLASS_KILLED));
+	assert_int_equal(sb_class_mask_parse("faild", &mask, &err), -1);
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_string_equal(err.msg, "'faild' is not a class (did you mean 'failed'?)");
+	assert_int_equal(sb_class_mask_parse(",", &mask, &err), -1);
+
+	assert_int_equal(sb_status_compute(ctx, bench, NULL, &st, &err), 0);
+	/* --class failed */
+	to.classes = 1u << SB_CLASS_FAILED;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(sb_status_render_text(st, &to, f, &err), 0);
+	fclose(f);
+	assert_cli_bytes("status-failed.txt", buf, len);
+	free(buf);
+	/* NULL options: the default view, sb_status_render's text */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(sb_status_render_text(st, NULL, f, &err), 0);
+	fclose(f);
+	assert_cli_bytes("status.txt", buf, len);
+	free(buf);
+
+	/* a misspelt metric: an error, with a did-you-mean */
+	ao.metrics = nosuch;
+	ao.nmetrics = 1;
+	assert_int_equal(sb_analyze(st, &ao, &an, &err), -1);
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "'scroe'"));
+	assert_non_null(strstr(err.msg, "(did you mean 'score'?)"));
+	/* ranking: the group with the score first */
+	ao = (struct sb_analyze_opts){ .sort = "score", .sort_desc = true };
+	assert_int_equal(sb_analyze(st, &ao, &an, &err), 0);
+	assert_int_equal(sb_analysis_group_succeeded(an, 0), 1);
+	assert_int_equal(sb_analysis_warning_count(an), 0);
+	assert_null(sb_analysis_warning(an, 0));
+	sb_analysis_destroy(an);
+
+	/* the report: the bytes sbctl report wrote, and the default path */
+	assert_int_equal(sb_analyze(st, NULL, &an, &err), 0);
+	assert_int_equal(sb_report_render_buffer(an, &buf, &len, &err), 0);
+	assert_cli_bytes("report.html", buf, len);
+	sb_free(buf);
+	assert_int_equal(sb_report_write(an, NULL, &written, &err), 0);
+	snprintf(path, sizeof(path), "%s/report.html", sb_bench_dir(bench));
+	assert_string_equal(written, path);
+	sb_free(written);
+	assert_int_equal(sb_report_write(an, "/nonexistent/dir/r.html", &written, &err), -1);
+	assert_null(written);
+	assert_non_null(strstr(err.msg, "cannot write the report"));
+	sb_analysis_destroy(an);
+	sb_status_destroy(st);
+}
+
 static void test_index_and_output(void **state)
 {
 	struct sb_bench_list *l;
@@ -375,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_status_errors),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_analyze),
+		cmocka_unit_test(test_report_and_views),
 		cmocka_unit_test(test_index_and_output),
 		cmocka_unit_test(test_broken_record),
 	};

@@ -30,6 +30,8 @@ expect "sbctl status: exit 3" "$?" 3
 "$SBCTL" analyze "$dir" > "$out/analyze.txt"
 "$SBCTL" analyze "$dir" --json > "$out/analyze.json"
 "$SBCTL" analyze "$dir" --csv > "$out/analyze.csv"
+"$SBCTL" status "$dir" --class failed > "$out/status-failed.txt"
+"$SBCTL" report "$dir" -o "$out/report.html" > /dev/null
 "$SBCTL" list > "$out/list.txt"
 "$SBCTL" list --json > "$out/list.json"
 expect "the CLI's status: child 1 failed" "$(jq -r '.children[1].class' "$out/status.json")" failed

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <time.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,54 @@ static void test_long_fields(void **state)
 	sb_sched_rows_release(&rows);
 }
 
+/* The time text as mktime reads it, in zones with and without daylight
+ * saving, across their changes, with the per-hour cache and without. */
+static void test_time_parse(void **state)
+{
+	static const char *const zones[] = { "UTC", "Europe/Berlin", "America/New_York",
+					     "Australia/Lord_Howe", "Asia/Kolkata" };
+	static const char *const bad[] = { "Unknown", "None", "", "2026-11-30 13:00:05",
+					    "2026-13-01T00:00:00", "2026-11-30T13:00:05Z",
+					    "2026-11-30T24:00:00", "x026-11-30T13:00:05" };
+	size_t z, i;
+	char *saved = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(sb_sched_time_parse(bad[i], NULL), -1);
+	for (z = 0; z < sizeof(zones) / sizeof(zones[0]); z++) {
+		struct sb_sched_tz tz = { 0 };
+		int64_t t;
+
+		setenv("TZ", zones[z], 1);
+		tzset();
+		/* every 17 minutes through 2026: both changes of each zone */
+		for (t = 1767225600; t < 1767225600 + 366 * 86400; t += 17 * 60 + 7) {
+			time_t tt = (time_t)t;
+			struct tm tm;
+			char text[32];
+
+			localtime_r(&tt, &tm);
+			strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
+			/* the hour repeated when the clocks go back reads either way */
+			if (sb_sched_time_parse(text, NULL) != t) {
+				struct tm again = tm;
+				again.tm_isdst = -1;
+				assert_int_equal(sb_sched_time_parse(text, NULL), (int64_t)mktime(&again));
+				continue;
+			}
+			assert_int_equal(sb_sched_time_parse(text, &tz), t);
+		}
+	}
+	if (saved) {
+		setenv("TZ", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("TZ");
+	}
+	tzset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_task_limit),
 		cmocka_unit_test(test_squeue),
 		cmocka_unit_test(test_long_fields),
+		cmocka_unit_test(test_time_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

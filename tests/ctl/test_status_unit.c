@@ -4,8 +4,7 @@
  * process spawned (PATH names nothing, and the stub counts the calls).
  * Checks the classes the evidence gives: succeeded, failed, running from
  * squeue alone, and incomplete once the settle time has passed. */
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +28,7 @@
 #include "sbench/log.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
+#include "tests/ctl/benchfix.h"
 
 static const char spec_text[] =
 	"name: unit\n"
@@ -124,14 +124,10 @@ static void write_log(struct sb_key *key, int64_t c, const char *job, int exit_c
  * the logs of children 0 (exit 0), 1 (exit 3) and 3 (no finish). */
 static int setup(void **state)
 {
-	struct sb_slurm_config cfg = { .max_array_size = 1000, .kill_wait = 30 };
-	struct sb_provenance prov = { .uid = 1000, .time_ns = 1 };
 	struct sb_subm_writer *w;
 	struct sb_subm_entry e;
 	struct sb_chunks chunks = { 0 };
-	struct sb_spec *spec;
-	struct sb_plan *plan;
-	struct sb_error err;
+	struct sb_error err = { 0 };
 	struct sb_key key;
 	size_t all[4] = { 0, 1, 2, 3 };
 	char *dir = NULL;
@@ -140,19 +136,8 @@ static int setup(void **state)
 	(void)state;
 	setenv("PATH", "/nonexistent-sbench-test", 1); /* any spawn would fail */
 	assert_non_null(mkdtemp(root));
-	spec = sb_spec_load_buffer(spec_text, strlen(spec_text), "unit.yaml", &err);
-	assert_non_null(spec);
-	plan = sb_plan_create(spec, &err);
-	assert_non_null(plan);
-	snprintf(prov.user, sizeof(prov.user), "tester");
-	snprintf(prov.host, sizeof(prov.host), "host");
-	{
-		struct sb_bench_new bn = { "unit.yaml", spec_text, strlen(spec_text), plan, root,
-					   &cfg, &prov };
-		assert_int_equal(sb_bench_create(&bn, &dir, &existed, &err), 0);
-	}
-	sb_plan_destroy(plan);
-	sb_spec_destroy(spec);
+	assert_int_equal(sb_test_bench_create(root, "unit.yaml", spec_text, 1000, 1, &dir, &existed,
+					      NULL, &err), 0);
 	bench = sb_bench_open(dir, &err);
 	free(dir);
 	assert_non_null(bench);
@@ -177,20 +162,11 @@ static int setup(void **state)
 	return 0;
 }
 
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	chmod(path, 0700);
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
 	sb_bench_destroy(bench);
-	return nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return sb_test_rmtree(root);
 }
 
 static void compute(struct sb_status *st, struct stub *s, int64_t settle_s)

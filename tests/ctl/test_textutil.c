@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "proto/json.h"
 #include "proto/util.h"
@@ -141,6 +143,57 @@ static void test_json_depth_limit(void **state)
 	free(text);
 }
 
+/* sb_read_all: the whole of a pipe (no size hint, grown step by step), a
+ * file exactly at the limit, one byte past it refused (EFBIG), never cut. */
+static void pipe_with(const char *text, size_t n, int fds[2])
+{
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(sb_write_all(NULL, fds[1], text, n), 0);
+	close(fds[1]);
+}
+
+static void test_read_all(void **state)
+{
+	static char big[10000];
+	char *data;
+	size_t len, i;
+	int fds[2];
+
+	(void)state;
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+	/* no hint: grown from 1 byte to what is there */
+	pipe_with(big, 5000, fds);
+	assert_int_equal(sb_read_all(fds[0], sizeof(big), 0, &data, &len), 0);
+	assert_int_equal(len, 5000);
+	assert_memory_equal(data, big, 5000);
+	assert_int_equal(data[len], '\0');
+	free(data);
+	close(fds[0]);
+	/* exactly the limit, with a hint that is too small */
+	pipe_with(big, 4096, fds);
+	assert_int_equal(sb_read_all(fds[0], 4096, 10, &data, &len), 0);
+	assert_int_equal(len, 4096);
+	free(data);
+	close(fds[0]);
+	/* one byte more than the limit: refused, whatever the hint */
+	pipe_with(big, 4097, fds);
+	errno = 0;
+	assert_int_equal(sb_read_all(fds[0], 4096, 4096, &data, &len), -1);
+	assert_int_equal(errno, EFBIG);
+	close(fds[0]);
+	/* empty */
+	pipe_with(big, 0, fds);
+	assert_int_equal(sb_read_all(fds[0], 10, 0, &data, &len), 0);
+	assert_int_equal(len, 0);
+	assert_int_equal(data[0], '\0');
+	free(data);
+	close(fds[0]);
+	/* a bad descriptor: read's own errno */
+	assert_int_equal(sb_read_all(-1, 10, 0, &data, &len), -1);
+	assert_int_equal(errno, EBADF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_rfc3339),
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_json_depth_limit),
+		cmocka_unit_test(test_read_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

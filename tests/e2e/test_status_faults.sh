@@ -72,8 +72,8 @@ expect "killed: counts" "$(jqf k.json .counts.killed)" 5
 "$SBCTL" status "$dir" > k.txt
 expect "killed: human output exits 3" "$?" 3
 expect_match "killed: human output lists the count" "$(cat k.txt)" $'\n  killed +5\n'
-expect_match "killed: human output gives child 0's job and reason" "$(cat k.txt)" \
-	"  0 +killed +${a}_0 +TIMEOUT; the command was killed by signal 15"
+expect_match "killed: human output gives child 0's reason, parameters and job" "$(cat k.txt)" \
+	$'\n1 killed: TIMEOUT; the command was killed by signal 15 — how=timeout\n  0 +'"${a}_0"$'\n'
 
 # -- failed before sbagent started -------------------------------------------
 # The batch script execs an sbagent that is not there (not installed on the

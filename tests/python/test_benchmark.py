@@ -74,6 +74,26 @@ def test_analyze_equals_cli(cli, bench):
     assert (sbench.analyze(bench["dir"], group_by=["model"], metrics=["accuracy"]) ==
             cli.json("analyze", bench["dir"], "--json", "--group-by", "model",
                      "--metrics", "accuracy"))
+    ranked = sbench.analyze(bench["dir"], sort="-accuracy")
+    assert ranked == cli.json("analyze", bench["dir"], "--json", "--sort", "-accuracy")
+    means = [g["metrics"]["accuracy"]["mean"] for g in ranked["groups"] if g["metrics"]]
+    assert means == sorted(means, reverse=True) and ranked["sort"]["descending"] is True
+
+
+def test_report_equals_cli(cli, bench, tmp_path):
+    default = sbench.report(bench["dir"])
+    assert default == os.path.join(bench["dir"], "report.html")
+    path = sbench.report("demo-sweep", output=tmp_path / "py.html")
+    assert path == str(tmp_path / "py.html")
+    r = cli.run("report", bench["dir"], "-o", tmp_path / "cli.html")
+    assert r.returncode == 3 and r.stdout.strip() == str(tmp_path / "cli.html")
+    with open(path, "rb") as a, open(tmp_path / "cli.html", "rb") as b, open(default, "rb") as c:
+        mine = a.read()
+        assert mine == b.read() == c.read()
+    assert mine.startswith(b"<!DOCTYPE html>") and b"<script" not in mine
+    assert sbench.Benchmark(bench["dir"]).report(tmp_path / "b.html") == str(tmp_path / "b.html")
+    with pytest.raises(sbench.Error):
+        sbench.report(bench["dir"], output=tmp_path / "no" / "such" / "dir.html")
 
 
 def test_analysis_rows_for_pandas_and_csv(bench):

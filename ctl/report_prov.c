@@ -1,0 +1,76 @@
+/* The provenance of the report: what the benchmark record says about who
+ * made the benchmark, where, when, with which sbctl and Slurm, from which
+ * commit (docs/benchmark-dir.md). */
+#include <msgpack.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/bench.h"
+#include "ctl/fsutil.h"
+#include "ctl/report.h"
+#include "proto/mpcheck.h"
+
+/* The string at key of map o into out (escaped), or "unknown". */
+static void row(FILE *out, const char *label, const msgpack_object *o, const char *key)
+{
+	const msgpack_object *v = o ? sb_mp_get(o, key) : NULL;
+
+	fprintf(out, "<tr><th>%s</th><td>", label);
+	if (v && v->type == MSGPACK_OBJECT_STR) {
+		char *s = strndup(v->via.str.ptr, v->via.str.size);
+		if (s)
+			sb_report_esc(out, s);
+		free(s);
+	} else if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+		fprintf(out, "%llu", (unsigned long long)v->via.u64);
+	} else {
+		fputs("<span class=\"dim\">unknown</span>", out);
+	}
+	fputs("</td></tr>\n", out);
+}
+
+void sb_report_provenance(struct sb_report *r)
+{
+	const struct sb_bench *b = r->st->bench;
+	FILE *out = r->out;
+	char *path = NULL, *data = NULL;
+	size_t len = 0;
+	msgpack_unpacked u;
+	const msgpack_object *prov = NULL, *git = NULL, *spec = NULL;
+
+	msgpack_unpacked_init(&u);
+	if (asprintf(&path, "%s/%s", b->dir, SB_BENCH_RECORD) >= 0 &&
+	    sb_fs_read_file(path, SB_BENCH_RECORD_MAX, &data, &len, NULL) == 0 &&
+	    sb_mp_unpack_one(data, len, &u) == 0 && u.data.type == MSGPACK_OBJECT_MAP) {
+		prov = sb_mp_get(&u.data, "provenance");
+		spec = sb_mp_get(&u.data, "spec");
+		if (prov && prov->type != MSGPACK_OBJECT_MAP)
+			prov = NULL;
+		git = prov ? sb_mp_get(prov, "git") : NULL;
+		if (git && git->type != MSGPACK_OBJECT_MAP)
+			git = NULL;
+	}
+	fputs("<table class=\"kv\">\n", out);
+	row(out, "created", prov, "time");
+	row(out, "by", prov, "user");
+	row(out, "on host", prov, "host");
+	row(out, "cluster", prov, "cluster");
+	row(out, "Slurm", prov, "slurm_version");
+	row(out, "sbctl", prov, "sbctl_version");
+	row(out, "spec", spec && spec->type == MSGPACK_OBJECT_MAP ? spec : NULL, "path");
+	if (git) {
+		const msgpack_object *d = sb_mp_get(git, "dirty");
+		row(out, "git commit", git, "commit");
+		fprintf(out, "<tr><th>git tree</th><td>%s</td></tr>\n",
+			d && d->type == MSGPACK_OBJECT_BOOLEAN
+			? (d->via.boolean ? "<b class=\"warn\">dirty</b> (uncommitted changes)" : "clean")
+			: "<span class=\"dim\">unknown</span>");
+	} else {
+		fputs("<tr><th>git</th><td><span class=\"dim\">the spec was in no git work tree</span>"
+		      "</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	msgpack_unpacked_destroy(&u);
+	free(data);
+	free(path);
+}

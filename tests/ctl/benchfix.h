@@ -1,0 +1,24 @@
+/* A benchmark directory made for a unit test (tests/ctl/benchfix.c): a
+ * spec's text planned and created in a temporary root, with a chosen
+ * MaxArraySize, and the root removed afterwards. */
+#ifndef SB_TESTS_BENCHFIX_H
+#define SB_TESTS_BENCHFIX_H
+
+#include <stdint.h>
+
+#include "sbench/error.h"
+
+/* Plans spec_text (named spec_name) and creates its benchmark under root
+ * (which must exist), MaxArraySize max_array_size, KillWait 30, created at
+ * created_ns by user "tester" on "host".  *dir gets the directory (malloc'd;
+ * the old value is freed), *existed whether it was there already.  The
+ * digest goes to digest (65 bytes) when it is not NULL.  sb_bench_create's
+ * return value. */
+int sb_test_bench_create(const char *root, const char *spec_name, const char *spec_text,
+			 int64_t max_array_size, int64_t created_ns, char **dir, int *existed,
+			 char *digest, struct sb_error *err);
+
+/* Removes root and everything below it, whatever the modes. */
+int sb_test_rmtree(const char *root);
+
+#endif

@@ -1,0 +1,211 @@
+/* ctl/jobs.c alone, on a benchmark made in a temporary root (whose path
+ * holds a quote, for the script's shell quoting): chunks of at most
+ * MaxArraySize children, their names and --array texts; the batch script;
+ * attempts written whole, read back, written again unchanged, told apart
+ * from an unprepared one, and discarded; the sbatch command line.  No
+ * process is spawned. */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctl/bench.h"
+#include "ctl/jobs.h"
+#include "tests/ctl/benchfix.h"
+
+static const char spec_text[] =
+	"name: unit-jobs\n"
+	"command: [true, \"{x}\"]\n"
+	"parameters:\n"
+	"  x: [0, 1, 2, 3, 4]\n"
+	"slurm:\n"
+	"  partition: debug\n"
+	"  time: \"10\"\n";
+
+static char root[] = "/tmp/sb'jobs-XXXXXX";
+static struct sb_bench *bench;
+
+static int setup(void **state)
+{
+	struct sb_error err = { 0 };
+	char *dir = NULL;
+	int existed = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(sb_test_bench_create(root, "j.yaml", spec_text, 2, 1, &dir, &existed, NULL,
+					      &err), 0);
+	bench = sb_bench_open(dir, &err);
+	free(dir);
+	assert_non_null(bench);
+	assert_int_equal(sb_bench_plan(bench, &err), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sb_bench_destroy(bench);
+	return sb_test_rmtree(root);
+}
+
+static void test_layout(void **state)
+{
+	size_t all[5] = { 0, 1, 2, 3, 4 }, some[3] = { 4, 1, 3 };
+	struct sb_chunks c = { 0 };
+	struct sb_error err = { 0 };
+	char want[128];
+
+	(void)state;
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 5, 0, &c, &err), 0);
+	assert_int_equal(c.n, 3); /* MaxArraySize 2: 2 + 2 + 1 */
+	assert_int_equal(c.v[0].n, 2);
+	assert_int_equal(c.v[2].n, 1);
+	assert_int_equal(c.v[2].children[0], 4);
+	assert_string_equal(c.v[0].array, "0-1");
+	assert_string_equal(c.v[2].array, "0-0");
+	snprintf(want, sizeof(want), "sb-%.12s-a0-c2", bench->digest);
+	assert_string_equal(c.v[2].name, want);
+	sb_chunks_release(&c);
+	/* a rerun's attempt, a subset in the order given, a throttle */
+	assert_int_equal(sb_jobs_layout(bench, 3, some, 3, 4, &c, &err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.v[0].children[0], 4);
+	assert_int_equal(c.v[0].children[1], 1);
+	assert_string_equal(c.v[0].array, "0-1%4");
+	assert_int_equal(c.v[1].attempt, 3);
+	sb_chunks_release(&c);
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 0, 0, &c, &err), -1);
+	assert_non_null(strstr(err.msg, "no children"));
+}
+
+static void test_script(void **state)
+{
+	size_t all[1] = { 0 };
+	struct sb_chunks c = { 0 };
+	struct sb_error err = { 0 };
+	char *s;
+
+	(void)state;
+	assert_int_equal(sb_jobs_layout(bench, 1, all, 1, 0, &c, &err), 0);
+	s = sb_jobs_script(bench, &c.v[0], "/opt/sb agent/sbagent");
+	assert_non_null(s);
+	assert_true(strncmp(s, "#!/bin/sh\n", 10) == 0);
+	/* the quote in the directory's name is quoted for the shell */
+	assert_non_null(strstr(s, "SB_BENCH_DIR='/tmp/sb'\\''jobs-"));
+	assert_non_null(strstr(s, "\nSB_ATTEMPT=1\nSB_CHUNK=0\n"));
+	assert_non_null(strstr(s, "\nexec '/opt/sb agent/sbagent' --\n"));
+	free(s);
+	sb_chunks_release(&c);
+}
+
+static void test_write_read_discard(void **state)
+{
+	size_t all[5] = { 0, 1, 2, 3, 4 };
+	struct sb_chunks c = { 0 }, back = { 0 };
+	struct sb_error err = { 0 };
+	enum sb_jobs_found found;
+	char path[PATH_MAX];
+	struct stat before, after;
+	size_t k, t;
+
+	(void)state;
+	assert_int_equal(sb_jobs_last_attempt(bench), -1);
+	assert_int_equal(sb_jobs_read_attempt(bench, 0, 0, &back, &found, &err), 0);
+	assert_int_equal(found, SB_JOBS_NONE);
+	assert_int_equal(sb_jobs_layout(bench, 0, all, 5, 0, &c, &err), 0);
+	assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+	assert_int_equal(sb_jobs_last_attempt(bench), 0);
+	/* the maps give back the same chunks */
+	assert_int_equal(sb_jobs_read_attempt(bench, 0, 0, &back, &found, &err), 0);
+	assert_int_equal(found, SB_JOBS_PREPARED);
+	assert_int_equal(back.n, c.n);
+	for (k = 0; k < c.n; k++) {
+		assert_int_equal(back.v[k].n, c.v[k].n);
+		assert_string_equal(back.v[k].array, c.v[k].array);
+		assert_string_equal(back.v[k].name, c.v[k].name);
+		for (t = 0; t < c.v[k].n; t++)
+			assert_int_equal(back.v[k].children[t], c.v[k].children[t]);
+	}
+	sb_chunks_release(&back);
+	/* the script is executable, the map read-only, nothing temporary left */
+	assert_int_equal(stat(c.v[1].script, &before), 0);
+	assert_int_equal(before.st_mode & 0777, 0555);
+	assert_int_equal(stat(c.v[1].map, &after), 0);
+	assert_int_equal(after.st_mode & 0777, 0444);
+	snprintf(path, sizeof(path), "%s/jobs/.a0.tmp", bench->dir);
+	assert_int_equal(access(path, F_OK), -1);
+	/* written again (a resumed submit): the same files, untouched */
+	assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+	assert_int_equal(stat(c.v[1].script, &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino);
+	/* with another agent: the script is replaced, atomically */
+	assert_int_equal(sb_jobs_write(bench, &c, "/usr/local/bin/sbagent", &err), 0);
+	assert_int_equal(stat(c.v[1].script, &after), 0);
+	assert_true(before.st_ino != after.st_ino);
+	sb_chunks_release(&c);
+
+	/* an attempt directory without a map: unprepared, then discarded */
+	snprintf(path, sizeof(path), "%s/jobs/a1", bench->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(sb_jobs_last_attempt(bench), 1);
+	assert_int_equal(sb_jobs_read_attempt(bench, 1, 0, &back, &found, &err), 0);
+	assert_int_equal(found, SB_JOBS_UNPREPARED);
+	assert_int_equal(back.n, 0);
+	assert_int_equal(sb_jobs_discard_attempt(bench, 1, &err), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(sb_jobs_last_attempt(bench), 0);
+}
+
+static void test_sbatch_argv(void **state)
+{
+	size_t all[5] = { 0, 1, 2, 3, 4 };
+	struct sb_chunks c = { 0 };
+	struct sb_error err = { 0 };
+	char **argv, want[PATH_MAX + 64];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(sb_jobs_layout(bench, 2, all, 5, 2, &c, &err), 0);
+	argv = sb_jobs_sbatch_argv(bench, &c.v[1], "1234", &err);
+	assert_non_null(argv);
+	for (n = 0; argv[n]; n++)
+		;
+	assert_string_equal(argv[0], "sbatch");
+	assert_string_equal(argv[n - 1], c.v[1].script);
+	snprintf(want, sizeof(want), "--output=%s/jobs/a2/c1/%%a/slurm-%%A_%%a.out", bench->dir);
+	{
+		int has_out = 0, has_arr = 0, has_dep = 0, has_part = 0, has_time = 0, has_name = 0;
+		size_t i;
+		for (i = 0; i < n; i++) {
+			has_out |= !strcmp(argv[i], want);
+			has_arr |= !strcmp(argv[i], "--array=0-1%2");
+			has_dep |= !strcmp(argv[i], "--dependency=afterany:1234");
+			has_part |= !strcmp(argv[i], "--partition=debug");
+			has_time |= !strcmp(argv[i], "--time=10");
+			has_name |= !strncmp(argv[i], "--job-name=sb-", 14);
+		}
+		assert_true(has_out && has_arr && has_dep && has_part && has_time && has_name);
+	}
+	sb_jobs_argv_free(argv);
+	sb_chunks_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_script),
+		cmocka_unit_test(test_write_read_discard),
+		cmocka_unit_test(test_sbatch_argv),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
