@@ -38,9 +38,11 @@ struct sb_agent_run {
 	double kill_wait_s;           /* budget after a termination signal */
 	const char *run_dir;          /* absolute; the command's working directory */
 	const struct sb_agent_early_stop *early_stop; /* NULL or no rules: none */
+	struct sb_agent_watch *watch; /* live watch (agent/watch.h), or NULL */
 };
 
 struct sb_agent_result;
+struct sb_agent_watch;
 
 struct sb_agent_usage {
 	double user_s;
@@ -166,9 +168,12 @@ void sb_agent_metrics_release(struct sb_agent_metrics *m);
 int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	const struct sb_key *key, const struct sb_agent_host *host);
 
-/* m: the metrics file read at this heartbeat, or NULL (no "metrics" key). */
+/* metrics: NULL, or the numbers the metrics file holds now (written as
+ * metrics); watch_dropped: NULL, or the frames live watch dropped so far
+ * (written as watch_dropped); docs/event-log.md. */
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u, const struct sb_agent_metrics *m);
+	const struct sb_agent_usage *u, const struct sb_agent_metrics *metrics,
+	const uint64_t *watch_dropped);
 
 /* action: "forwarded", "not_forwarded" (no process left), "kill_after_killwait" */
 int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action);

@@ -19,6 +19,7 @@
 
 #include "agent/agent.h"
 #include "agent/bench.h"
+#include "agent/watch.h"
 
 struct options {
 	const char *key;
@@ -360,6 +361,12 @@ int main(int argc, char **argv)
 		free(cwd);
 		die("%s", err.msg);
 	}
+	if (sb_agent_bench_mode()) {
+		/* live watch: only a benchmark has a watch/ directory */
+		run.watch = sb_agent_watch_create(bench.dir, hostname);
+		sb_agent_watch_scan(run.watch);
+		sb_log_writer_set_tap(w, sb_agent_watch_send, run.watch);
+	}
 	sb_agent_host_facts(&host);
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_start(&sb, &run, &key, &host);
@@ -417,6 +424,7 @@ int main(int argc, char **argv)
 			opt.log, err.msg, SB_AGENT_EXIT_LOG);
 	if (sb_log_writer_close(w, &err) != 0 && rc == 0)
 		fprintf(stderr, "sbagent: cannot close '%s': %s\n", opt.log, err.msg);
+	sb_agent_watch_destroy(run.watch);
 	sb_agent_metrics_release(&metrics);
 	free(cwd);
 	if (rc != 0) {

@@ -96,6 +96,7 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	return rc ? -1 : 0;
 }
 
+/* The numbers of a metrics file as a map (sorted by name: canonical). */
 static int pk_metrics(msgpack_packer *pk, const struct sb_agent_metrics *m)
 {
 	size_t i;
@@ -112,25 +113,30 @@ static int pk_metrics(msgpack_packer *pk, const struct sb_agent_metrics *m)
 }
 
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
-	const struct sb_agent_usage *u, const struct sb_agent_metrics *m)
+	const struct sb_agent_usage *u, const struct sb_agent_metrics *metrics,
+	const uint64_t *watch_dropped)
 {
 	msgpack_packer pk;
 	int rc = 0;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, m ? 5 : 4);
+	rc |= msgpack_pack_map(&pk, 4 + (metrics != NULL) + (watch_dropped != NULL));
 	rc |= KEY(&pk, "elapsed_s");
 	rc |= msgpack_pack_double(&pk, elapsed_s);
 	rc |= KEY(&pk, "max_rss_kb");
 	rc |= msgpack_pack_int64(&pk, u->max_rss_kb);
-	if (m) {
+	if (metrics) {
 		rc |= KEY(&pk, "metrics");
-		rc |= pk_metrics(&pk, m);
+		rc |= pk_metrics(&pk, metrics);
 	}
 	rc |= KEY(&pk, "sys_s");
 	rc |= msgpack_pack_double(&pk, u->sys_s);
 	rc |= KEY(&pk, "user_s");
 	rc |= msgpack_pack_double(&pk, u->user_s);
+	if (watch_dropped) {
+		rc |= KEY(&pk, "watch_dropped");
+		rc |= msgpack_pack_uint64(&pk, *watch_dropped);
+	}
 	return rc ? -1 : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/watch.h"
 
 /* Of the kill-wait budget, the last KILL_RESERVE seconds (at most 30 % of
  * it) are for killing what is left, hashing and writing finish; the last
@@ -156,18 +158,25 @@ static void heartbeat(struct loop *l, double now)
 	struct sb_agent_metrics m = { 0 };
 	struct sb_agent_usage u;
 	msgpack_sbuffer sb;
+	uint64_t dropped;
 	int rc, have = 0;
 
 	/* reaped descendants, plus the command itself while it runs */
 	children_usage(&u);
 	if (!l->child_done)
 		proc_usage(l->child, &u);
-	/* the metrics file only when rules read it; a file the command is
-	 * writing right now does not parse: the next heartbeat reads it again */
-	if (l->run->early_stop && l->run->early_stop->n && l->run->metrics && !l->child_done)
+	/* the metrics file, only when an early-stop rule or a watcher reads it
+	 * (the agent's cost stays low otherwise); a file the command is writing
+	 * right now does not parse: the next heartbeat reads it again.  Live
+	 * watch: new watchers are found, gone ones forgotten (agent/watch.h) */
+	sb_agent_watch_scan(l->run->watch);
+	if (l->run->metrics && !l->child_done &&
+	    ((l->run->early_stop && l->run->early_stop->n) || sb_agent_watch_active(l->run->watch)))
 		have = sb_agent_metrics_read(l->run->metrics, &m, NULL) == 0;
+	dropped = sb_agent_watch_dropped(l->run->watch);
 	msgpack_sbuffer_init(&sb);
-	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, have ? &m : NULL);
+	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, have && m.n > 0 ? &m : NULL,
+		sb_agent_watch_active(l->run->watch) ? &dropped : NULL);
 	append(l, "heartbeat", &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
 	if (have)

@@ -41,6 +41,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_output(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_forget(int argc, char **argv);
 

@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "cancel", cmd_cancel, "cancel a benchmark's pending and running jobs" },
 	{ "output", cmd_output, "print a child's Slurm stdout and stderr" },
 	{ "wait", cmd_wait, "wait until no child is pending or running" },
+	{ "watch", cmd_watch, "show a benchmark's records live as its agents write them" },
 	{ "list", cmd_list, "list the benchmarks the local index knows" },
 	{ "index", cmd_index, "rebuild the local index from benchmark directories" },
 	{ "forget", cmd_forget, "remove a benchmark from the local index (not its directory)" },

@@ -45,6 +45,8 @@ squeue
 sleep 1
 echo "-- cancelling child 3 (task ${job}_3) by hand, as a user would:"
 scancel "${job}_3"
+echo "-- sbctl watch: the records live as the agents write them, until done"
+"$bin/sbctl" watch demo-sweep --json --until-done | jq -c 'select(.type) | {child, type, live}' | tail -n 3 || true
 echo "-- sbctl wait: polls until nothing is pending or running"
 "$bin/sbctl" wait demo-sweep --interval 1 > /dev/null || true
 

@@ -30,6 +30,7 @@ struct sb_log_result {
 	size_t count, cap, verified;
 	enum sb_log_tail tail;
 	uint64_t tail_offset;
+	bool lone;                       /* one frame alone: no chain to check */
 	char detail[SB_ERROR_MAX + 256]; /* fits the prefix, the words and a why */
 };
 
@@ -266,6 +267,10 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 	r->tail = SB_LOG_TAIL_OK;
 	while (off < r->len) {
 		size_t i = r->count;
+		if (r->lone && i > 0) {
+			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, "bytes after the frame");
+			return 0;
+		}
 		st = sb_frame_parse(r->data + off, r->len - off, &f);
 		if (st == SB_FRAME_SHORT && later_frame(r->data + off, r->len - off))
 			st = SB_FRAME_BAD_LENGTH;
@@ -302,6 +307,12 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 		if (reason != NULL) {
 			set_tail(r, SB_LOG_TAIL_FOREIGN, i, off, reason);
 			return decode_rest(r, off + f.size, err);
+		}
+		if (r->lone) {
+			rec->verified = true;
+			r->verified++;
+			off += f.size;
+			continue;
 		}
 		if (rec->seq != i) {
 			snprintf(buf, sizeof(buf), "seq is %" PRIu64 ", expected %zu", rec->seq, i);
@@ -406,6 +417,28 @@ struct sb_log_result *sb_log_read_buffer(struct sb_log_verifier *v,
 	uint8_t *data = copy_buffer(buf, len, err);
 
 	return data ? read_owned(v, data, len, expect, err) : NULL;
+}
+
+struct sb_log_result *sb_log_read_frame(struct sb_log_verifier *v,
+	const void *buf, size_t len, const struct sb_log_expect *expect,
+	struct sb_error *err)
+{
+	uint8_t *data = copy_buffer(buf, len, err);
+	struct sb_log_result *r;
+
+	if (data == NULL)
+		return NULL;
+	r = result_new(data, len, err);
+	if (r == NULL)
+		return NULL;
+	r->lone = true;
+	if (walk(r, v->mac, expect, err) < 0) {
+		sb_log_result_destroy(r);
+		return NULL;
+	}
+	if (r->tail == SB_LOG_TAIL_OK && r->count == 0)
+		set_tail(r, SB_LOG_TAIL_TORN, 0, 0, "no frame");
+	return r;
 }
 
 struct sb_log_result *sb_log_decode_buffer(const void *buf, size_t len,

@@ -40,6 +40,8 @@ struct sb_log_writer {
 	void *now_arg;
 	ssize_t (*sys_write)(int fd, const void *buf, size_t n);
 	int (*sys_sync)(int fd);
+	sb_log_tap_fn tap;        /* told every frame once it is on disk */
+	void *tap_arg;
 	msgpack_sbuffer body;
 };
 
@@ -204,6 +206,8 @@ static int write_pending(struct sb_log_writer *w, struct sb_error *err)
 	w->reseek = false;
 	w->pending = false;
 	w->frame_off += w->frame_len;
+	if (w->tap != NULL)
+		w->tap(w->tap_arg, w->frame, w->frame_len);
 	return 0;
 fail:
 	e = errno;
@@ -289,6 +293,12 @@ int sb_log_writer_close(struct sb_log_writer *w, struct sb_error *err)
 	OPENSSL_cleanse(w->prev, sizeof(w->prev));
 	writer_free(w);
 	return rc;
+}
+
+void sb_log_writer_set_tap(struct sb_log_writer *w, sb_log_tap_fn tap, void *arg)
+{
+	w->tap = tap;
+	w->tap_arg = tap != NULL ? arg : NULL;
 }
 
 void sb_log_writer_set_batch(struct sb_log_writer *w, bool batch)

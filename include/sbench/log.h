@@ -77,6 +77,15 @@ bool sb_log_writer_pending(const struct sb_log_writer *w);
  * durable one by one. */
 void sb_log_writer_set_batch(struct sb_log_writer *w, bool batch);
 
+/* Receives a copy of every frame the writer has just made durable (in batch
+ * mode: written), frame[0..len) borrowed for the call: the same bytes as in
+ * the file.  The tap must not block; sbagent sends the frames to live
+ * watchers with it (docs/watch.md). */
+typedef void (*sb_log_tap_fn)(void *arg, const void *frame, size_t len);
+
+/* Sets (tap != NULL) or clears the writer's tap. */
+void sb_log_writer_set_tap(struct sb_log_writer *w, sb_log_tap_fn tap, void *arg);
+
 /* Records created so far, the pending one included: the seq of the next
  * record. */
 uint64_t sb_log_writer_count(const struct sb_log_writer *w);
@@ -205,6 +214,17 @@ struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 
 /* The same for the bytes buf[0..len) (copied). */
 struct sb_log_result *sb_log_read_buffer(struct sb_log_verifier *v,
+	const void *buf, size_t len, const struct sb_log_expect *expect,
+	struct sb_error *err);
+
+/* Verifies one frame alone, buf[0..len) (copied): a frame off the wire
+ * (docs/watch.md).  Its header, CRC, tag, body and the identity of expect
+ * are checked, not its place in a chain (seq and prev are the log file's to
+ * prove).  The result holds the record, verified when all of that holds, or
+ * the tail class that failed (torn_tail when buf holds no whole frame,
+ * corrupt when bytes follow it).  NULL (and err) only when memory ran out or
+ * OpenSSL failed. */
+struct sb_log_result *sb_log_read_frame(struct sb_log_verifier *v,
 	const void *buf, size_t len, const struct sb_log_expect *expect,
 	struct sb_error *err);
 

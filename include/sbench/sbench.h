@@ -30,6 +30,7 @@
 #include "sbench/report.h"
 #include "sbench/spec.h"
 #include "sbench/status.h"
+#include "sbench/watch.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -18,13 +18,13 @@ import ctypes
 import json
 import os
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
 __all__ = ["__version__", "Benchmark", "benchmarks", "forget", "output", "plan", "rows", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
-           "read_log", "keygen", "Error", "UsageError", "NotFound", "SpecError",
+           "read_log", "keygen", "watch", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
 
 
@@ -106,6 +106,44 @@ def read_log(path: PathLike, key: Optional[PathLike] = None, head: Optional[str]
         _lib.raise_error(err)
     text = _lib.take_buffer(buf, n.value).decode("utf-8")
     return [json.loads(line) for line in text.splitlines() if line]
+
+
+def watch(bench: PathLike, until_done: bool = False, timeout: Optional[float] = None,
+          bind: Optional[str] = None, events: bool = False) -> Iterator[Dict[str, Any]]:
+    """Watches the benchmark ``bench`` live, as ``sbctl watch BENCH --json``:
+    an iterator of record dicts (the objects of ``sbctl log --json`` plus
+    ``"live"``), first every record already in its logs, then each new one
+    as its agents write it, each once.  ``until_done`` ends the iteration
+    when no child is pending or running, ``timeout`` after that many
+    seconds; ``bind`` is the ZeroMQ address to listen on (default: an
+    ephemeral port on the host's address).  ``events`` also yields the
+    lines that are not records (refused frames and connections, statuses:
+    dicts without a ``"type"`` key).  The watcher's endpoint file is removed
+    when the iterator is closed or garbage collected."""
+    opts = _lib.WatchOpts()
+    opts.bind = bind.encode() if bind is not None else None
+    opts.until_done = bool(until_done)
+    opts.timeout = float(timeout) if timeout is not None else 0.0
+    with _lib.Context(warn=_warn) as ctx:
+        w = ctypes.c_void_p()
+        if _lib.sb_watch_open(ctx.ptr, _bench_arg(bench), ctypes.byref(opts), ctypes.byref(w),
+                              ctypes.byref(ctx.err)) < 0:
+            _lib.raise_error(ctx.err)
+        try:
+            while True:
+                line = ctypes.c_void_p()
+                # short waits, so that Ctrl-C is seen between two calls
+                rc = _lib.sb_watch_next_json(w, 0.25, ctypes.byref(line), ctypes.byref(ctx.err))
+                if rc < 0:
+                    _lib.raise_error(ctx.err)
+                if rc == _lib.WATCH_DONE:
+                    return
+                if rc == _lib.WATCH_EVENT:
+                    obj = json.loads(_lib.take_string(line).decode("utf-8"))
+                    if events or "type" in obj:
+                        yield obj
+        finally:
+            _lib.sb_watch_close(w)
 
 
 def _json(fn, obj) -> Dict[str, Any]:

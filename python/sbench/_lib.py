@@ -304,3 +304,26 @@ def _agent_beside_library():
         return None
     agent = os.path.join(os.path.dirname(libdir), "bin", "sbagent")
     return os.fsencode(agent) if os.access(agent, os.X_OK) else None
+
+
+# watch.h
+class WatchOpts(ctypes.Structure):
+    _fields_ = [("bind", ctypes.c_char_p), ("until_done", ctypes.c_bool),
+                ("track_status", ctypes.c_bool), ("timeout", ctypes.c_double),
+                ("scan_interval", ctypes.c_double), ("stop", ctypes.c_void_p)]
+
+
+WATCH_IDLE, WATCH_EVENT, WATCH_DONE = 0, 1, 2
+sb_watch_open = _fn("sb_watch_open", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                    ctypes.POINTER(WatchOpts), c_void_pp, P_ERR)
+sb_watch_next_json = _fn("sb_watch_next_json", ctypes.c_int, ctypes.c_void_p, ctypes.c_double,
+                         c_void_pp, P_ERR)
+sb_watch_close = _fn("sb_watch_close", None, ctypes.c_void_p)
+
+
+def take_string(ptr):
+    """The bytes of a malloc'd NUL-terminated string the library returned, freed."""
+    try:
+        return ctypes.string_at(ptr)
+    finally:
+        _free(ptr)

@@ -149,10 +149,22 @@ static void test_payloads_canonical(void **state)
 	msgpack_sbuffer_destroy(&sb);
 
 	msgpack_sbuffer_init(&sb);
-	assert_int_equal(sb_agent_payload_heartbeat(&sb, 60.0, &u, NULL), 0);
+	assert_int_equal(sb_agent_payload_heartbeat(&sb, 60.0, &u, NULL, NULL), 0);
 	o = check_payload(&sb, &zone);
 	assert_int_equal(map_get(&o, "max_rss_kb")->via.u64, 1024);
 	assert_int_equal(map_get(&o, "elapsed_s")->type, MSGPACK_OBJECT_FLOAT64);
+	assert_int_equal(o.via.map.size, 4); /* no watch_dropped: no watcher ever found */
+	msgpack_sbuffer_destroy(&sb);
+
+	msgpack_sbuffer_init(&sb);
+	{
+		uint64_t dropped = 7;
+
+		assert_int_equal(sb_agent_payload_heartbeat(&sb, 60.0, &u, &m, &dropped), 0);
+	}
+	o = check_payload(&sb, &zone); /* still canonical, with the keys in place */
+	assert_int_equal(map_get(&o, "watch_dropped")->via.u64, 7);
+	assert_int_equal(map_get(&o, "metrics")->via.map.size, m.n);
 	msgpack_sbuffer_destroy(&sb);
 
 	msgpack_sbuffer_init(&sb);
