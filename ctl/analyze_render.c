@@ -12,13 +12,11 @@
 #include "proto/json.h"
 #include "proto/util.h"
 
+/* key: v, null when v is NaN (sb_json_double writes null for it) */
 static void json_stat(struct sb_json *j, const char *key, double v)
 {
 	sb_json_key(j, key);
-	if (isnan(v))
-		sb_json_null(j);
-	else
-		sb_json_double(j, v);
+	sb_json_double(j, v);
 }
 
 static void render_json(FILE *out, const struct sb_status *st, const struct sb_analysis *a,

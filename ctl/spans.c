@@ -108,13 +108,11 @@ static void json_time(struct sb_json *j, const char *key, int64_t ns)
 		sb_json_str(j, sb_fmt_time_ns(ns, buf));
 }
 
+/* key: v, null when v is NaN (sb_json_double writes null for it) */
 static void json_secs(struct sb_json *j, const char *key, double v)
 {
 	sb_json_key(j, key);
-	if (isnan(v))
-		sb_json_null(j);
-	else
-		sb_json_double(j, v);
+	sb_json_double(j, v);
 }
 
 void sb_spans_json_child(struct sb_json *j, const struct sb_status *st,

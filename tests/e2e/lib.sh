@@ -26,6 +26,14 @@ SHIM
 	chmod +x "$SHIM/$1"
 }
 
+# py ARGS...: python3 over the build's library; a sanitized one needs its runtime first
+py() {
+	local rt
+	rt=$(ldd "$SB_BUILD/lib/libsbench.so" | awk '/libasan/ {print $3}')
+	env ${rt:+LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
+		PYTHONPATH="$SB_BUILD/python" SB_AGENT="$SB_BIN/sbagent" python3 "$@"
+}
+
 # jqf FILE FILTER: jq -r FILTER FILE
 jqf() { jq -r "$2" "$1"; }
 

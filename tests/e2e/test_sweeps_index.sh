@@ -7,13 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 
 export SB_LOOKUP_WINDOW=0.5
-# python3 over the build's library; a sanitized one needs its runtime first
-py() {
-	local rt
-	rt=$(ldd "$SB_BUILD/lib/libsbench.so" | awk '/libasan/ {print $3}')
-	env ${rt:+LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
-		PYTHONPATH="$SB_BUILD/python" SB_AGENT="$SB_BIN/sbagent" python3 "$@"
-}
 spec() {
 	write_spec toy.yaml "name: toy
 ${1:+tag: $1}
