@@ -8,7 +8,9 @@
 #    time, against the fake (build/fake/bin, same KillWait, CPUs, cluster name)
 # 3. from a fresh shell: sbctl status --json and sbctl analyze --json of both
 #    runs must give every child its expected class, statistics over the
-#    successes only, exit 3
+#    successes only, exit 3; a sweep that grows (scenario.sh: its second
+#    benchmark reuses the first's two children and submits one) and an
+#    early-stopped child (a rising loss past its declared rule: `stopped`)
 # 4. tests/cluster/compare.sh: sacct/squeue/sbatch answers of the two runs,
 #    field by field; fails on a difference not in tests/cluster/fidelity-allow.txt
 # SB_CLUSTER_KEEP=DIR copies the work directory (recording included) there.
