@@ -192,7 +192,7 @@ static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struc
 	text = malloc(1 << 20);
 	if (b->env == NULL || text == NULL) {
 		free(text);
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	for (i = 0; i < env->via.map.size; i++) {
 		const msgpack_object *k = &env->via.map.ptr[i].key, *v = &env->via.map.ptr[i].val;
@@ -218,7 +218,7 @@ static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struc
 		snprintf(name, sizeof(name), "SB_PARAM_%.*s", (int)k->via.str.size, k->via.str.ptr);
 		if (add_env(b, cap, name, strlen(name), text) < 0) {
 			free(text);
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
 	}
 	free(text);
@@ -280,7 +280,7 @@ static int expand_spec_dir(struct sb_agent_bench *b, const char *dir, bool shell
 					 "task map gives no spec directory (written by an older sbctl)",
 					 b->child);
 		if ((x = with_spec_dir(b->argv[i], dir, shell)) == NULL)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		free(b->argv[i]);
 		b->argv[i] = x;
 	}
@@ -293,12 +293,12 @@ static int expand_spec_dir(struct sb_agent_bench *b, const char *dir, bool shell
 					 "task map gives no spec directory (written by an older sbctl)",
 					 b->child);
 		if ((x = with_spec_dir(b->env[i], dir, false)) == NULL)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		free(b->env[i]);
 		b->env[i] = x;
 	}
 	if (dir && add_env(b, env_cap, "SB_SPEC_DIR", 11, dir) < 0)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	return 0;
 }
 

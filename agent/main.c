@@ -271,7 +271,7 @@ static int write_record(struct sb_log_writer *w, const char *type,
 	msgpack_sbuffer *sb, int rc, struct sb_error *err)
 {
 	if (rc != 0)
-		return sb_errorf(err, "cannot encode the %s record: out of memory", type);
+		return sb_error_set(err, SB_ERR_NOMEM, "cannot encode the %s record: out of memory", type);
 	return sb_log_writer_append(w, type, sb->data, sb->size, err);
 }
 

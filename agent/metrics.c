@@ -85,7 +85,7 @@ static int add_skipped(struct mctx *c, char *name)
 
 		if (v == NULL) {
 			free(name);
-			return sb_errorf(c->err, "metrics file '%s': out of memory", c->path);
+			return sb_error_set(c->err, SB_ERR_NOMEM, "metrics file '%s': out of memory", c->path);
 		}
 		m->skipped = v;
 		c->capskip = cap;
@@ -104,7 +104,7 @@ static int add_metric(struct mctx *c, char *name, int kind, int64_t iv, double f
 
 		if (v == NULL) {
 			free(name);
-			return sb_errorf(c->err, "metrics file '%s': out of memory", c->path);
+			return sb_error_set(c->err, SB_ERR_NOMEM, "metrics file '%s': out of memory", c->path);
 		}
 		m->v = v;
 		c->cap = cap;
@@ -280,7 +280,7 @@ int sb_agent_metrics_parse(const char *text, size_t len, const char *path,
 		return sb_errorf(err, "metrics file '%s' is larger than %u bytes", path,
 			SB_METRICS_MAX_FILE);
 	if (!yaml_parser_initialize(&c.parser))
-		return sb_errorf(err, "metrics file '%s': out of memory", path);
+		return sb_error_set(err, SB_ERR_NOMEM, "metrics file '%s': out of memory", path);
 	yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
 	/* stream start, document start, then the top-level mapping */
 	if (next_event(&c, &ev) != 0)

@@ -37,7 +37,7 @@ char *sb_bench_dir_for(const char *root, const char *name, const char *digest,
 		n = asprintf(&out, "%s/%s/%s-%.12s", cwd, root, name, digest);
 	}
 	if (n < 0) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	if (strlen(out) > PATH_MAX - 64) {
@@ -159,7 +159,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	char hex[65], when[32];
 
 	if (ch == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	sb_canon_map(c, n->lane ? 11 : 10);
 	sb_canon_cstr(c, "child_list");
 	sb_canon_array(c, count);
@@ -223,7 +223,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	sb_canon_str(c, n->spec_source, n->spec_len);
 	sb_canon_key_cstr(c, "tag", sb_spec_tag(spec));
 	if (c->failed)
-		return sb_errorf(err, "benchmark record: out of memory or larger than %zu bytes",
+		return sb_error_set(err, SB_ERR_NOMEM, "benchmark record: out of memory or larger than %zu bytes",
 				 SB_BENCH_RECORD_MAX);
 	return 0;
 }
@@ -246,7 +246,7 @@ static int write_json_twin(const char *path, const uint8_t *rec, size_t len, str
 	f = open_memstream(&text, &tlen);
 	if (f == NULL) {
 		msgpack_unpacked_destroy(&u);
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	sb_json_init(&j, f);
 	sb_logview_json_value(&j, &u.data);
@@ -447,7 +447,7 @@ static struct sb_bench *open_bench(const char *path, int *refused, struct sb_err
 	char *when;
 
 	if (b == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	b->dir = find_dir(path, err);

@@ -157,7 +157,7 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 	idx = calloc(1, sizeof(*idx));
 	if (idx == NULL) {
 		sqlite3_close(db);
-		sb_errorf(err, "local index: out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "local index: out of memory");
 		return NULL;
 	}
 	idx->db = db;
@@ -351,7 +351,7 @@ static int find_by_name(struct sb_index *idx, const char *query, struct sb_index
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*named == 0 && row_to_bench(st, out) < 0) {
 			sqlite3_finalize(st);
-			return sb_errorf(err, "local index: out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "local index: out of memory");
 		}
 		(*named)++;
 	}
@@ -386,7 +386,7 @@ int sb_index_find_bench(struct sb_index *idx, const char *query, struct sb_index
 		const char *digest = (const char *)sqlite3_column_text(st, 0);
 		if (found == 0 && row_to_bench(st, out) < 0) {
 			sqlite3_finalize(st);
-			return sb_errorf(err, "local index: out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "local index: out of memory");
 		}
 		if (used < sizeof(names))
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s-%.12s",
@@ -420,7 +420,7 @@ int sb_index_each_bench(struct sb_index *idx,
 		struct sb_index_bench b;
 		if (row_to_bench(st, &b) < 0) {
 			sqlite3_finalize(st);
-			return sb_errorf(err, "local index: out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "local index: out of memory");
 		}
 		stop = fn(&b, arg);
 		sb_index_bench_release(&b);

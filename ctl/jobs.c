@@ -37,7 +37,7 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 	out->v = calloc(nchunks, sizeof(*out->v));
 	if (out->v == NULL) {
 		sb_settings_release(&out->set);
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	out->n = nchunks;
 	for (k = 0; k < nchunks; k++) {
@@ -50,7 +50,7 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 		c->children = malloc(c->n * sizeof(*c->children));
 		if (c->children == NULL) {
 			sb_chunks_release(out);
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
 		memcpy(c->children, children + first, c->n * sizeof(*c->children));
 		/* in a lane, the lane first, so that squeue shows it (docs/lane.md) */
@@ -146,7 +146,7 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 	struct sb_child *child = sb_child_create();
 
 	if (child == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	sb_canon_map(c, sb_spec_early_stop_count(spec) ? 11 : 10);
 	sb_canon_cstr(c, "attempt");
 	sb_canon_int(c, ch->attempt);
@@ -211,7 +211,8 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 	}
 	sb_child_destroy(child);
 	if (c->failed)
-		return sb_errorf(err, "task map of chunk %zu: out of memory or too large", ch->index);
+		return sb_error_set(err, SB_ERR_NOMEM, "task map of chunk %zu: out of memory or too large",
+				    ch->index);
 	return 0;
 }
 
@@ -283,7 +284,7 @@ static int write_chunk(const struct sb_bench *b, const struct sb_chunk *ch, cons
 		return -1;
 	script = sb_jobs_script(b, ch, agent);
 	if (script == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	snprintf(path, sizeof(path), "%s/chunk-%zu.sh", dir, ch->index);
 	rc = write_if_changed(path, script, strlen(script), 0555, err);
 	free(script);
@@ -467,7 +468,7 @@ char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chu
 	add(&a, "%s", ch->script);
 	if (a.failed) {
 		sb_jobs_argv_free(a.v);
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	return a.v;
@@ -558,7 +559,7 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 		v = realloc(all, (n + cn) * sizeof(*v));
 		if (v == NULL) {
 			free(c);
-			sb_errorf(err, "out of memory");
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
 		all = v;

@@ -243,7 +243,7 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 	c->argc = s->shell ? 0 : s->argc;
 	if (grow((void **)&c->argv, &c->argv_cap, c->argc + 1, sizeof(char *)) < 0 ||
 	    grow((void **)&c->env, &c->env_cap, s->nenv + 1, sizeof(char *)) < 0)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (k = 0; k < ncmd + s->nenv; k++) {
 		bool cmd = k < ncmd;
 		const struct sb_tmpl *t = !cmd ? &s->env[k - ncmd].value :
@@ -256,7 +256,7 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 		total += n + 1;
 	}
 	if (grow((void **)&c->buf, &c->buf_cap, total, 1) < 0)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	d = c->buf;
 	for (k = 0; k < ncmd + s->nenv; k++) {
 		char *start = d;
@@ -368,7 +368,7 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 	sb_canon_int(c, ch->repeat);
 	sb_canon_raw(c, tail->buf, tail->len);
 	if (c->failed || metrics->failed || tail->failed)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -480,7 +480,7 @@ static int check_include(const struct sb_plan *plan, const struct vindex *vx, co
 		cap *= 2;
 	tab = calloc(cap, sizeof(*tab));
 	if (tab == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (e = 0; e < s->ninclude; e++) {
 		const struct sb_point *pt = &s->include[e];
 		uint64_t h = 0xcbf29ce484222325ULL;
@@ -547,11 +547,11 @@ static int expand_points(struct sb_plan *plan, struct sb_error *err)
 	}
 	bits = calloc((size_t)(grid / 8 + 1), 1);
 	if (bits == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (s->has_grid) {
 		for (nvx = 0; nvx < s->nparams; nvx++)
 			if (vindex_init(&vx[nvx], s->params[nvx].values, s->params[nvx].nvalues) < 0) {
-				sb_errorf(err, "out of memory");
+				sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 				goto out;
 			}
 		if (apply_exclude(plan, vx, bits, err) < 0)
@@ -580,7 +580,7 @@ static int expand_points(struct sb_plan *plan, struct sb_error *err)
 	plan->count = plan->npoints * (size_t)s->repeats;
 	plan->points = malloc(plan->npoints * sizeof(*plan->points));
 	if (plan->points == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	kept = 0;
@@ -621,7 +621,7 @@ static void *digest_range(void *arg)
 	sb_canon_init(&metrics, 1024 * 1024);
 	sb_canon_init(&tail, 1024 * 1024);
 	if (ch == NULL || ctx == NULL) {
-		sb_errorf(&job->err, "out of memory");
+		sb_error_set(&job->err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	encode_metrics(&metrics, s);
@@ -666,7 +666,7 @@ static int compute_digests(struct sb_plan *plan, struct sb_error *err)
 	sb_canon_init(&c, 1024 * 1024);
 	plan->digests = malloc(plan->count * SB_DIGEST_LEN);
 	if (ctx == NULL || md == NULL || plan->digests == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nthreads; i++)

@@ -61,7 +61,7 @@ static int json_child(const struct sb_plan *plan, struct sb_child *ch, size_t i,
 	}
 	sb_json_obj_end(&j);
 	if (sb_json_error(&j))
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -89,7 +89,7 @@ static void *json_chunk_run(void *arg)
 
 	c->rc = -1;
 	if (ch == NULL || f == NULL) {
-		sb_errorf(&c->err, "out of memory");
+		sb_error_set(&c->err, SB_ERR_NOMEM, "out of memory");
 	} else {
 		flockfile(f);
 		for (i = c->from; i < c->to; i++) {
@@ -103,7 +103,7 @@ static void *json_chunk_run(void *arg)
 			c->rc = 0;
 	}
 	if (f != NULL && fclose(f) != 0 && c->rc == 0)
-		c->rc = sb_errorf(&c->err, "out of memory");
+		c->rc = sb_error_set(&c->err, SB_ERR_NOMEM, "out of memory");
 	sb_child_destroy(ch);
 	return NULL;
 }

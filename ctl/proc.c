@@ -234,7 +234,7 @@ int sb_proc_run_opts(char *const argv[], const struct sb_proc_opts *o,
 		if (cap[0].buf == NULL || cap[1].buf == NULL) {
 			free(cap[0].buf);
 			free(cap[1].buf);
-			return sb_errorf(err, "cannot run '%s': out of memory", argv[0]);
+			return sb_error_set(err, SB_ERR_NOMEM, "cannot run '%s': out of memory", argv[0]);
 		}
 		free(cap[0].buf);
 		free(cap[1].buf);

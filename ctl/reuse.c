@@ -242,13 +242,13 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
 	*reason = NULL;
 	*cls = SB_CLASS_SUCCEEDED;
 	if (asprintf(&rec, "%s/%s", r->source_dir, SB_BENCH_RECORD) < 0)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (lstat(rec, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		free(rec);
 		*cls = SB_CLASS_MISSING;
 		n = asprintf(reason, "reused from child %" PRId64 " of '%s', which is gone: 'sbctl rerun %s "
 			     "--only missing' runs it here", r->source_index, r->source_dir, bench_name);
-		return n < 0 ? sb_errorf(err, "out of memory") : 0;
+		return n < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 	}
 	free(rec);
 	/* the results, as status hashes its own */
@@ -257,7 +257,7 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
 		int got;
 		if (asprintf(&full, "%s/runs/%" PRId64 "/%s", r->source_dir, r->source_index,
 			     r->results[i].path) < 0)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		got = sb_result_hash(full, idx, rehash, now, err);
 		free(full);
 		if (got < 0)
@@ -271,7 +271,7 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
 					       "after its verified finish (sha256 %.12s, not %.12s)",
 					       r->results[i].path, r->source_index, r->source_dir, now,
 					       r->results[i].sha256);
-			return n < 0 ? sb_errorf(err, "out of memory") : 0;
+			return n < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 		}
 	}
 	/* the source log, when it is still there: it verifies and ends where it
@@ -279,7 +279,7 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
 	if (r->source_log == NULL)
 		return 0;
 	if (asprintf(&log, "%s/%s", r->source_dir, r->source_log) < 0)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (lstat(log, &st) < 0 && errno == ENOENT) {
 		free(log);
 		return 0;
@@ -297,7 +297,7 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
 	}
 	free(why);
 	free(log);
-	return n < 0 ? sb_errorf(err, "out of memory") : 0;
+	return n < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 }
 
 /* ---- finding what to reuse ------------------------------------------------- */

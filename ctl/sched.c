@@ -167,7 +167,7 @@ static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct
 		size_t cap = rows->cap ? rows->cap * 2 : 64;
 		struct sb_sched_row *v = realloc(rows->v, cap * sizeof(*v));
 		if (v == NULL)
-			return sb_errorf(err, "scheduler rows: out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
 		rows->v = v;
 		rows->cap = cap;
 	}
@@ -342,7 +342,7 @@ static int parse_lines(const char *text, size_t nfields, row_fn fn,
 	texts = copy ? realloc(rows->texts, (rows->ntexts + 1) * sizeof(*texts)) : NULL;
 	if (texts == NULL) {
 		free(copy);
-		return sb_errorf(err, "scheduler rows: out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
 	}
 	rows->texts = texts;
 	rows->texts[rows->ntexts++] = copy; /* the rows' texts point into it */

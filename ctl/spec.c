@@ -23,7 +23,7 @@ int sb_spec_errorf(const struct sb_spec *spec, struct sb_error *err, int line, i
 
 int sb_spec_oom(const struct sb_spec *spec, struct sb_error *err)
 {
-	return sb_errorf(err, "'%s': out of memory", spec->path);
+	return sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", spec->path);
 }
 
 bool sb_spec_valid_ident(const char *s)

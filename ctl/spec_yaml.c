@@ -157,7 +157,7 @@ struct sb_ynode *sb_ynode_parse(const char *path, const unsigned char *data, siz
 	bool done = false, failed = false;
 
 	if (!yaml_parser_initialize(&parser)) {
-		sb_errorf(err, "'%s': out of memory", path);
+		sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
 		return NULL;
 	}
 	yaml_parser_set_input_string(&parser, data, len);
@@ -217,7 +217,7 @@ struct sb_ynode *sb_ynode_parse(const char *path, const unsigned char *data, siz
 			n = calloc(1, sizeof(*n));
 			if (n == NULL || (n->text = malloc(ev.data.scalar.length + 1)) == NULL) {
 				free(n);
-				sb_errorf(err, "'%s': out of memory", path);
+				sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
 				failed = true;
 				break;
 			}
@@ -245,7 +245,7 @@ struct sb_ynode *sb_ynode_parse(const char *path, const unsigned char *data, siz
 			}
 			n = calloc(1, sizeof(*n));
 			if (n == NULL) {
-				sb_errorf(err, "'%s': out of memory", path);
+				sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
 				failed = true;
 				break;
 			}
@@ -282,7 +282,7 @@ struct sb_ynode *sb_ynode_parse(const char *path, const unsigned char *data, siz
 					n = NULL;
 					failed = true;
 				} else if (ynode_add(parent, n) < 0) {
-					sb_errorf(err, "'%s': out of memory", path);
+					sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
 					sb_ynode_free(n);
 					n = NULL;
 					failed = true;

@@ -151,7 +151,7 @@ static int add_dup(struct sb_status *st, const struct sb_subm *subm, int64_t att
 	char *text;
 
 	if (v == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (i = 0; i < subm->n; i++) { /* one entry per job id: its first record */
 		const struct sb_subm_entry *e = &subm->v[i];
 		if (e->type != SB_SUBM_SUBMITTED || e->attempt != attempt || e->chunk != chunk)
@@ -181,7 +181,7 @@ static int add_dup(struct sb_status *st, const struct sb_subm *subm, int64_t att
 		free(text);
 		if (d)
 			st->dups = d;
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	st->dups = d;
 	text[0] = '\0';
@@ -240,7 +240,7 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 		}
 		a = add_attempt(&st->children[child], attempt);
 		if (a == NULL) {
-			sb_errorf(err, "out of memory");
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
 		a->chunk = chunk;
@@ -478,7 +478,7 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
 	st->n = b->children;
 	st->children = calloc(st->n ? st->n : 1, sizeof(*st->children));
 	if (st->children == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (c = 0; c < st->n; c++) {
 		st->children[c].index = c;
 		st->children[c].reused_index = -1;
@@ -506,12 +506,12 @@ static int collect_records(struct gather *g, struct sb_error *err)
 	g->first_attempt = calloc(st->n + 1, sizeof(*g->first_attempt));
 	g->cancels = calloc(g->subm.n + 1, sizeof(*g->cancels));
 	if (g->first_attempt == NULL || g->cancels == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (c = 0; c < st->n; c++)
 		g->first_attempt[c + 1] = g->first_attempt[c] + st->children[c].nattempts;
 	g->outcomes = calloc(g->first_attempt[st->n] + 1, sizeof(*g->outcomes));
 	if (g->outcomes == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	gather_records(st, &g->subm, g->first_attempt, g->outcomes, g->cancels, &g->ncancels);
 	return 0;
 }
@@ -592,7 +592,7 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		if ((a = calloc(1, sizeof(*a))) == NULL || (ch->reused_dir = strdup(r->source_dir)) == NULL) {
 			free(a);
 			free(reason);
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
 		ch->attempts = a;
 		ch->nattempts = 1;
@@ -606,14 +606,14 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		a->verdict.cls = cls;
 		a->verdict.reason = reason ? reason : strdup("");
 		if (a->verdict.reason == NULL)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (cls == SB_CLASS_SUCCEEDED && r->nmetrics) {
 			if ((a->metrics = calloc(r->nmetrics, sizeof(*a->metrics))) == NULL)
-				return sb_errorf(err, "out of memory");
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			for (size_t m = 0; m < r->nmetrics; m++, a->nmetrics++) {
 				a->metrics[m] = r->metrics[m];
 				if ((a->metrics[m].name = strdup(r->metrics[m].name)) == NULL)
-					return sb_errorf(err, "out of memory");
+					return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			}
 		}
 		st->counts[ch->cls]--;
@@ -647,7 +647,7 @@ static int record_outcomes(struct gather *g, struct sb_error *err)
 			    a->verdict.cls != SB_CLASS_STALE &&
 			    record_outcome(st, &w, &g->key, (int64_t)c, a, &werr) < 0 &&
 			    (st->outcome_error = strdup(werr.msg)) == NULL)
-				rc = sb_errorf(err, "out of memory");
+				rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
 	}
 	if (sb_subm_writer_close_all_or_nothing(w, &werr) < 0) {

@@ -142,7 +142,7 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 			if ((lc->rel = strdup(rel)) == NULL) {
 				closedir(sp);
 				closedir(dp);
-				return sb_errorf(err, "out of memory");
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			}
 			lc->restart = restart;
 			lc->own = own;
@@ -217,7 +217,7 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		int got, rc = 0;
 
 		if (dup_str(r, "path", &path) < 0 || (path == NULL && (path = strdup("")) == NULL))
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
 			rc = note(&l->not_ok, "result '%s' was missing at finish", path);
 		} else if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
@@ -227,7 +227,7 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
 			    : asprintf(&full, "%s/%s", run, path)) < 0) {
 			full = NULL;
-			rc = sb_errorf(err, "out of memory");
+			rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		} else if ((got = sb_result_hash(full, idx, rehash, now_hex, err)) < 0) {
 			rc = -1;
 		} else if (got == 1) {
@@ -237,7 +237,7 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 				  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
 		}
 		if (rc < 0 && err && err->msg[0] == '\0')
-			sb_errorf(err, "out of memory");
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		free(path);
 		free(full);
 		if (rc < 0)
@@ -263,7 +263,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 	int have_head = 0, rc = 0;
 
 	if (asprintf(&path, "%s/%s", st->bench->dir, rel) < 0)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
 		head.count = count;
 		ex.head = &head;
@@ -316,7 +316,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 	sb_log_result_destroy(r);
 	if (rc < 0 && why.msg[0])
 		return sb_errorf(err, "%s", why.msg);
-	return rc < 0 ? sb_errorf(err, "out of memory reading log '%s'", rel) : 0;
+	return rc < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory reading log '%s'", rel) : 0;
 }
 
 /* Every attempt's chosen log, read in the order of the children. */
@@ -329,11 +329,11 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 	int rc = -1;
 
 	if (choices == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (c = 0; c < st->n; c++) {
 		choices[c] = calloc(st->children[c].nattempts + 1, sizeof(**choices));
 		if (choices[c] == NULL) {
-			sb_errorf(err, "out of memory");
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
 	}

@@ -171,7 +171,7 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 	list = malloc(n * (SB_JOB_ID_MAX + 1) + 1);
 	if (list == NULL) {
 		free(ids);
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	for (k = 0, used = 0; k < n; k++)
 		used += (size_t)sprintf(list + used, "%s%s", k ? "," : "", ids[k]);
@@ -248,7 +248,7 @@ int sb_status_ask_scheduler(struct sb_status *st, const struct sb_status_cfg *o,
 	}
 	st->consulted = true;
 	if (row_index_build(&acct_ix, &st->acct) < 0 || row_index_build(&queue_ix, &st->queue) < 0) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	} else {
 		attach_rows(st, &acct_ix, &queue_ix);
 		rc = 0;

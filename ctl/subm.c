@@ -34,7 +34,7 @@ static int push(struct sb_subm *s, const struct sb_subm_entry *e, struct sb_erro
 		size_t cap = s->cap ? 2 * s->cap : 16;
 		struct sb_subm_entry *v = realloc(s->v, cap * sizeof(*v));
 		if (v == NULL)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		s->v = v;
 		s->cap = cap;
 	}
@@ -65,7 +65,7 @@ static int push_settings(struct sb_subm *s, const struct sb_subm_settings *x, st
 	struct sb_subm_settings *v = realloc(s->settings, (s->nsettings + 1) * sizeof(*v));
 
 	if (v == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	s->settings = v;
 	s->settings[s->nsettings++] = *x;
 	return 0;
@@ -114,7 +114,7 @@ static int decode_settings(const struct sb_log_record *rec, struct sb_subm *s, s
 	}
 	if (failed || x.attempt < 0 || push_settings(s, &x, NULL) < 0) {
 		sb_settings_release(&x.set);
-		return failed ? sb_errorf(err, "out of memory") : 1;
+		return failed ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 1;
 	}
 	return 1;
 }
@@ -131,7 +131,7 @@ static int decode_reuse(const struct sb_log_record *rec, struct sb_subm *s, stru
 		return 1;
 	if ((v = realloc(s->reuses, (s->nreuses + 1) * sizeof(*v))) == NULL) {
 		sb_reuse_release(&r);
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	s->reuses = v;
 	s->reuses[s->nreuses++] = r;
@@ -276,13 +276,13 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 		if (n == cap) {
 			char **nv = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
 			if (nv == NULL) {
-				rc = sb_errorf(err, "out of memory");
+				rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 				break;
 			}
 			names = nv;
 		}
 		if ((names[n] = strdup(d->d_name)) == NULL) {
-			rc = sb_errorf(err, "out of memory");
+			rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			break;
 		}
 		n++;
@@ -416,7 +416,7 @@ static int dup_add_id(struct sb_subm_dup *d, const char *job_id, struct sb_error
 			return 0;
 	v = realloc(d->job_ids, (d->n + 1) * sizeof(*v));
 	if (v == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	d->job_ids = v;
 	snprintf(d->job_ids[d->n++], sizeof(*v), "%s", job_id);
 	return 0;
@@ -462,7 +462,7 @@ int sb_subm_duplicates(const struct sb_subm *s, struct sb_subm_dup **out, size_t
 	*nout = keep;
 	return 0;
 oom:
-	sb_errorf(err, "out of memory");
+	sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 fail:
 	sb_subm_dups_release(d, n);
 	return -1;
@@ -495,7 +495,7 @@ struct sb_subm_writer *sb_subm_writer_create(const struct sb_bench *b, const str
 	struct sb_subm_writer *w = calloc(1, sizeof(*w));
 
 	if (w == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	w->b = b;

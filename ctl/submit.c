@@ -161,7 +161,7 @@ static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, cons
 	j->submitted_now = now;
 	j->children = malloc(ch->n * sizeof(*j->children));
 	if (j->children == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	memcpy(j->children, ch->children, ch->n * sizeof(*j->children));
 	j->n = ch->n;
 	res->njobs++;
@@ -342,7 +342,7 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 		rc = -1;
 	res->jobs = calloc(chunks->n, sizeof(*res->jobs));
 	if (res->jobs == NULL)
-		rc = sb_errorf(err, "out of memory");
+		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (k = 0; rc == 0 && k < chunks->n; k++) {
 		const struct sb_chunk *ch = &chunks->v[k];
 		const struct sb_subm_entry *done = sb_subm_find(&subm, SB_SUBM_SUBMITTED, ch->attempt, (int64_t)k);
@@ -604,7 +604,7 @@ int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, siz
 	free(*children);
 	if ((*children = malloc((b->children ? b->children : 1) * sizeof(**children))) == NULL) {
 		sb_subm_release(&subm);
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	for (i = 0; i < b->children; i++)
 		if (sb_subm_reuse_of(&subm, (int64_t)i) == NULL)
@@ -693,7 +693,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		b->max_array_size = cfg.max_array_size;
 		b->kill_wait = cfg.kill_wait;
 		if (lane && (b->lane = strdup(lane)) == NULL) {
-			sb_errorf(err, "out of memory");
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
 	} else {
@@ -739,7 +739,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 	n = b->children;
 	all = malloc((n ? n : 1) * sizeof(*all));
 	if (all == NULL || res->dir == NULL || res->name == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -858,7 +858,7 @@ static int result_header(struct sb_submit_result *res, const struct sb_bench *b,
 	res->name = strdup(b->name);
 	memcpy(res->digest, b->digest, 65);
 	if (res->dir == NULL || res->name == NULL)
-		return sb_errorf(err, "out of memory");
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -1068,7 +1068,7 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 	argv = calloc(nsub + 3, sizeof(*argv));
 	res->jobs = calloc(nsub, sizeof(*res->jobs));
 	if (ids == NULL || argv == NULL || res->jobs == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	ids[0] = '\0';

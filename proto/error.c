@@ -92,5 +92,5 @@ void sb_error_recode(struct sb_error *err, enum sb_error_code code)
 {
 	if (err == NULL || err->code != SB_ERR_RUNTIME)
 		return;
-	err->code = strstr(err->msg, "out of memory") ? SB_ERR_NOMEM : code;
+	err->code = code;
 }

@@ -49,7 +49,7 @@ int sb_filehash_fd(int fd, const struct stat *st, sb_filehash_between between,
 	int rc;
 
 	if (ctx == NULL || buf == NULL) {
-		rc = sb_errorf(err, "out of memory");
+		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {

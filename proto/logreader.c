@@ -105,7 +105,7 @@ struct sb_log_verifier *sb_log_verifier_create(const struct sb_key *key,
 	struct sb_log_verifier *v = calloc(1, sizeof(*v));
 
 	if (v == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	v->mac = sb_mac_create(key->bytes, SB_KEY_LEN, err);
@@ -245,7 +245,7 @@ static int decode_rest(struct sb_log_result *r, uint64_t off, struct sb_error *e
 	       sb_frame_parse(r->data + off, r->len - off, &f) == SB_FRAME_OK &&
 	       decode_at(r, off, &f, &nomem, NULL) != NULL)
 		off += f.size;
-	return nomem ? sb_errorf(err, "out of memory") : 0;
+	return nomem ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 }
 
 /* The walk of §7.1.  -1 (and err) only when memory ran out or OpenSSL
@@ -294,7 +294,7 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 		}
 		rec = decode_at(r, off, &f, &nomem, &why);
 		if (rec == NULL && nomem)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (rec == NULL) {
 			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, why.msg);
 			return 0;
@@ -365,7 +365,7 @@ static struct sb_log_result *result_new(uint8_t *data, size_t len,
 	if (r == NULL || r->zone == NULL) {
 		free(r);
 		free(data);
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	r->data = data;
@@ -402,7 +402,7 @@ static uint8_t *copy_buffer(const void *buf, size_t len, struct sb_error *err)
 	}
 	data = malloc(len ? len : 1);
 	if (data == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	if (len)

@@ -109,7 +109,7 @@ static struct sb_log_writer *writer_new(int fd, uint64_t off, const char *name,
 	w = calloc(1, sizeof(*w));
 	if (w == NULL) {
 		close(fd);
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	w->fd = fd;
@@ -122,7 +122,7 @@ static struct sb_log_writer *writer_new(int fd, uint64_t off, const char *name,
 	w->mac = sb_mac_create(key->bytes, SB_KEY_LEN, err);
 	if (w->name == NULL || w->mac == NULL || copy_ident(w, id) < 0) {
 		if (w->mac != NULL)
-			sb_errorf(err, "out of memory");
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		close(fd);
 		writer_free(w);
 		return NULL;
@@ -244,7 +244,7 @@ static int build_frame(struct sb_log_writer *w, const char *type,
 		uint8_t *p = realloc(w->frame, size);
 
 		if (p == NULL)
-			return sb_errorf(err, "out of memory");
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		w->frame = p;
 		w->frame_cap = size;
 	}

@@ -30,7 +30,7 @@ struct sb_mac *sb_mac_create(const uint8_t *key, size_t key_len,
 	OSSL_PARAM params[2];
 
 	if (m == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,

@@ -140,7 +140,7 @@ int sb_record_encode_body(msgpack_sbuffer *sbuf, const char *type,
 	pack_key(&pk, "v");
 	msgpack_pack_int64(&pk, SB_LOG_VERSION);
 	if (sbuf->data == NULL)
-		return sb_errorf(err, "out of memory encoding a '%s' record", type);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory encoding a '%s' record", type);
 	return 0;
 }
 
@@ -169,7 +169,7 @@ static int get_str(const msgpack_object *o, msgpack_zone *zone,
 			what, SB_LOG_STR_MAX);
 	s = msgpack_zone_malloc(zone, o->via.str.size + 1);
 	if (s == NULL) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return SB_RECORD_NOMEM;
 	}
 	memcpy(s, o->via.str.ptr, o->via.str.size);
@@ -216,7 +216,7 @@ int sb_record_decode_body(const uint8_t *body, size_t len, msgpack_zone *zone,
 		return sb_errorf(err, "body is not one well-formed msgpack object");
 	rc = msgpack_unpack((const char *)body, len, &off, zone, &obj);
 	if (rc == MSGPACK_UNPACK_NOMEM_ERROR) {
-		sb_errorf(err, "out of memory");
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return SB_RECORD_NOMEM;
 	}
 	if (rc != MSGPACK_UNPACK_SUCCESS || off != len)

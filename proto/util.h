@@ -53,9 +53,9 @@ int sb_write_all(ssize_t (*wr)(int, const void *, size_t), int fd, const void *b
 int sb_read_all(int fd, size_t max, size_t hint, char **data, size_t *len);
 
 /* Gives a failure reported with sb_errorf (code SB_ERR_RUNTIME) inside a
- * parser of user input its code at the parser's boundary: SB_ERR_NOMEM
- * when its message says "out of memory", else `code`.  Codes set on
- * purpose (anything but SB_ERR_RUNTIME) stay.  Accepts NULL. */
+ * parser of user input its code at the parser's boundary: `code`.  Codes
+ * set on purpose stay (out of memory is always set as SB_ERR_NOMEM where it
+ * happens).  Accepts NULL. */
 void sb_error_recode(struct sb_error *err, enum sb_error_code code);
 
 #endif
