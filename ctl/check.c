@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "ctl/check.h"
+#include "ctl/report_child.h"
 #include "ctl/status.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -49,60 +50,6 @@ static bool first_array_ended(const struct sb_status *st, const size_t *first, s
 		if (first[i] < st->n && !ended(st->children[first[i]].cls))
 			return false;
 	return true;
-}
-
-/* The last SB_CHECK_TAIL_LINES lines of path (at most SB_CHECK_TAIL_BYTES
- * bytes), control characters but newlines as '?'; NULL when there is
- * nothing to read. */
-static char *tail_of(const char *path)
-{
-	char buf[SB_CHECK_TAIL_BYTES + 1], *p;
-	FILE *f = fopen(path, "r");
-	size_t got, i;
-	long size;
-	int lines = 0;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-	    fseek(f, size > SB_CHECK_TAIL_BYTES ? size - SB_CHECK_TAIL_BYTES : 0, SEEK_SET) != 0) {
-		fclose(f);
-		return NULL;
-	}
-	got = fread(buf, 1, SB_CHECK_TAIL_BYTES, f);
-	fclose(f);
-	buf[got] = '\0';
-	p = buf;
-	if (size > SB_CHECK_TAIL_BYTES && (p = strchr(buf, '\n')) != NULL)
-		p++;              /* the first line read is cut: not shown */
-	else if (p == NULL)
-		p = buf + got;
-	got = strlen(p);
-	while (got > 0 && p[got - 1] == '\n')
-		p[--got] = '\0';
-	for (i = got; i > 0; i--)  /* the last lines only */
-		if (p[i - 1] == '\n' && ++lines == SB_CHECK_TAIL_LINES)
-			break;
-	p += i;
-	for (i = 0; p[i]; i++)
-		if (((unsigned char)p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f)
-			p[i] = '?';
-	return *p ? strdup(p) : NULL;
-}
-
-/* The Slurm stderr of a child's latest run: runs/<child>/slurm-<A>_<a>.err. */
-static char *stderr_tail(const struct sb_status *st, size_t c)
-{
-	const struct sb_attempt_status *a = st->children[c].latest;
-	char *path, *t;
-
-	if (a == NULL || a->array_job[0] == '\0' ||
-	    asprintf(&path, "%s/runs/%zu/slurm-%s_%" PRId64 ".err", st->bench->dir, c, a->array_job,
-		     a->task) < 0)
-		return NULL;
-	t = tail_of(path);
-	free(path);
-	return t;
 }
 
 static int add_pending(struct sb_check *out, const char *reason)
@@ -150,7 +97,7 @@ static int report(const struct sb_status *st, struct sb_check *out)
 			memset(v, 0, sizeof(*v));
 			v->index = c;
 			v->cls = ch->cls;
-			v->stderr_tail = stderr_tail(st, c);
+			v->stderr_tail = sb_child_stderr_tail(st->bench, c, SB_CHECK_TAIL_LINES, NULL);
 			if ((v->reason = strdup(ch->reason ? ch->reason : "")) == NULL)
 				return -1;
 			out->healthy = false;

@@ -15,7 +15,6 @@
 
 #define SB_CHECK_DEFAULT_SECONDS 60
 #define SB_CHECK_TAIL_LINES 10
-#define SB_CHECK_TAIL_BYTES 4096
 
 struct sb_check_failure {
 	size_t index;

@@ -239,6 +239,7 @@ char *sb_child_stderr_tail(const struct sb_bench *b, size_t c, int lines, char *
 {
 	char buf[TAIL_BYTES + 1], *path = newest_err(b, c), *out = NULL, *p;
 	size_t got = 0, i, o = 0;
+	bool cut = false;
 	FILE *f;
 	int seen = 0;
 
@@ -249,16 +250,24 @@ char *sb_child_stderr_tail(const struct sb_bench *b, size_t c, int lines, char *
 	if ((f = fopen(path, "r")) != NULL) {
 		long size;
 		if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 &&
-		    fseek(f, size > TAIL_BYTES ? size - TAIL_BYTES : 0, SEEK_SET) == 0)
+		    fseek(f, size > TAIL_BYTES ? size - TAIL_BYTES : 0, SEEK_SET) == 0) {
 			got = fread(buf, 1, TAIL_BYTES, f);
+			cut = size > TAIL_BYTES;
+		}
 		fclose(f);
 	}
 	buf[got] = '\0';
 	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r'))
 		buf[--got] = '\0';
+	/* control characters (a terminal's escapes) are shown as '?' */
+	for (i = 0; i < got; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') || buf[i] == 0x7f)
+			buf[i] = '?';
 	for (i = got; i > 0; i--)
 		if (buf[i - 1] == '\n' && ++seen == lines)
 			break;
+	if (i == 0 && cut && (p = strchr(buf, '\n')) != NULL)
+		i = (size_t)(p - buf) + 1; /* the first line read is cut short: not shown */
 	if (got > 0 && (out = malloc(got - i + 1)) != NULL) {
 		/* each line cut at LINE_MAX_SHOWN bytes */
 		for (p = buf + i; *p;) {

@@ -57,9 +57,11 @@ size_t sb_param_share_words(const struct sb_status *st, struct sb_param_share *p
 char *sb_param_share_text(const struct sb_status *st, struct sb_param_share *ps, size_t c,
 			  bool shared, size_t *nwords);
 
-/* The last `lines` lines (each cut at 200 bytes) of the newest Slurm
- * stderr file of child c (sb_bench_output), malloc'd, "\n" between lines
- * and none at the end; NULL when there is none or it is empty.  *err_path
+/* The last `lines` lines (each cut at 200 bytes) of the last 4 KiB of the
+ * newest Slurm stderr file of child c (sb_bench_output), malloc'd, "\n"
+ * between lines and none at the end, control characters but tabs shown as
+ * '?', a line the 4 KiB cut into not shown; NULL when there is none or it
+ * is empty.  *err_path
  * (when err_path is not NULL) the malloc'd path of that file (even empty),
  * or NULL when the child has none. */
 char *sb_child_stderr_tail(const struct sb_bench *b, size_t c, int lines, char **err_path);

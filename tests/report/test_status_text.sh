@@ -4,7 +4,8 @@
 # they share ("12 failed: exit 3 — lr=1.2 (all 12)") and their own, a few
 # per group; pending and running children counted, not listed, unless
 # --class asks; --class lists every child of those classes and keeps the
-# counts.  The JSON is not touched by any of it.
+# counts.  The JSON is not touched by any of it.  The stderr tail shown
+# is text: control characters as '?', no line cut short by its window.
 . "$(dirname "$0")/../e2e/lib.sh"
 
 dir=$(submit_spec sweep "name: sweep
@@ -65,4 +66,18 @@ expect "busy: no child line" "$(grep -c '^  [0-9]' b.txt)" 0
 expect_match "busy: --class running lists it with its parameters" "$(cat bl.txt)" $'\n1 running: RUNNING on node1 — x=1\n  0 +[0-9]+_0$'
 expect_match "busy: --class pending groups the pending ones" "$(cat bl.txt)" $'\n2 pending: PENDING \\(JobArrayTaskLimit\\)\n  1 +[0-9]+_1 +x=2\n  2 +[0-9]+_2 +x=3\n'
 "$SBCTL" cancel "$busy" > /dev/null 2>&1
+
+# the stderr tail is shown as text: a terminal escape as '?', the line the
+# 4 KiB window cuts into left out
+cat > esc.sh <<'SH'
+head -c 5000 /dev/zero | tr '\0' x >&2
+printf '\nred \033[31mtext\n' >&2
+exit 1
+SH
+esc=$(submit_spec esc "name: esc
+command: [sh, '{spec_dir}/esc.sh']")
+wait_for 60 settled "$esc"
+"$SBCTL" status "$esc" > e.txt
+expect_match "tail: the escape shown as ?, the cut line left out" "$(cat e.txt)" \
+	$'_0\n      \\| red \\?\\[31mtext\n      output: '
 t_done
