@@ -240,7 +240,7 @@ static int link_outputs(const char *dir, const struct sb_chunk *ch, struct sb_er
 	char cdir[PATH_MAX], link[PATH_MAX + 32], target[64], have[64];
 	size_t t;
 
-	if (snprintf(cdir, sizeof(cdir), "%s/c%zu", dir, ch->index) >= (int)sizeof(cdir))
+	if (sb_bdir_chunk_links(cdir, sizeof(cdir), dir, (int64_t)ch->index) < 0)
 		return sb_errorf(err, "path '%s' is too long", dir);
 	if (sb_fs_mkdirs(cdir, 0755, err) < 0)
 		return -1;
@@ -249,7 +249,7 @@ static int link_outputs(const char *dir, const struct sb_chunk *ch, struct sb_er
 		int rc, intr = 0;
 
 		snprintf(link, sizeof(link), "%s/%zu", cdir, t);
-		snprintf(target, sizeof(target), "../../../runs/%zu", ch->children[t]);
+		sb_bdir_link_target(target, sizeof(target), (int64_t)ch->children[t]);
 		while ((rc = symlink(target, link)) < 0 && errno == EINTR && ++intr < 1000)
 			;
 		if (rc == 0)
@@ -273,7 +273,7 @@ static int write_chunk(const struct sb_bench *b, const struct sb_chunk *ch, cons
 	char *script;
 	int rc;
 
-	if (snprintf(path, sizeof(path), "%s/chunk-%zu.map", dir, ch->index) >= (int)sizeof(path))
+	if (sb_bdir_chunk_file(path, sizeof(path), dir, (int64_t)ch->index, "map") < 0)
 		return sb_errorf(err, "path '%s' is too long", dir);
 	sb_canon_init(&c, MAP_MAX);
 	rc = encode_map(b, ch, &c, err);
@@ -285,7 +285,7 @@ static int write_chunk(const struct sb_bench *b, const struct sb_chunk *ch, cons
 	script = sb_jobs_script(b, ch, agent);
 	if (script == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	snprintf(path, sizeof(path), "%s/chunk-%zu.sh", dir, ch->index);
+	sb_bdir_chunk_file(path, sizeof(path), dir, (int64_t)ch->index, "sh"); /* as long */
 	rc = write_if_changed(path, script, strlen(script), 0555, err);
 	free(script);
 	if (rc < 0)
@@ -323,8 +323,8 @@ static int remove_matching(const char *dir, const char *pattern, struct sb_error
 static int attempt_path(const struct sb_bench *b, int64_t attempt, int tmp, char *buf, size_t size,
 			struct sb_error *err)
 {
-	if ((tmp ? snprintf(buf, size, "%s/jobs/.a%" PRId64 ".tmp", b->dir, attempt) >= (int)size
-		 : sb_bdir_attempt(buf, size, b->dir, attempt) < 0))
+	if ((tmp ? sb_bdir_attempt_tmp(buf, size, b->dir, attempt)
+		 : sb_bdir_attempt(buf, size, b->dir, attempt)) < 0)
 		return sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
 	return 0;
 }
@@ -436,8 +436,10 @@ char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chu
 	char out[PATH_MAX];
 	size_t i;
 
-	snprintf(out, sizeof(out), "%s/jobs/a%" PRId64 "/c%zu/%%a/slurm-%%A_%%a", b->dir,
-		 ch->attempt, ch->index);
+	if (sb_bdir_slurm_output(out, sizeof(out), b->dir, ch->attempt, (int64_t)ch->index) < 0) {
+		sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
+		return NULL;
+	}
 	add(&a, "sbatch");
 	add(&a, "--parsable");
 	add(&a, "--array=%s", ch->array);

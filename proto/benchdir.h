@@ -29,6 +29,25 @@ int sb_bdir_attempt(char *buf, size_t size, const char *dir, int64_t attempt);
 int sb_bdir_chunk(char *buf, size_t size, const char *dir, int64_t attempt, int64_t chunk,
 		  const char *ext);
 
+/* jobs/.a<attempt>.tmp: where an attempt's job files are prepared before
+ * they are renamed into jobs/a<attempt> whole. */
+int sb_bdir_attempt_tmp(char *buf, size_t size, const char *dir, int64_t attempt);
+
+/* Inside an attempt's directory adir (jobs/a<attempt>, or the one it is
+ * prepared in): chunk-<chunk>.<ext>, the task map ("map") or batch script
+ * ("sh") of a chunk; c<chunk>, the directory of its output links, one per
+ * task id, each pointing at sb_bdir_link_target of the task's child. */
+int sb_bdir_chunk_file(char *buf, size_t size, const char *adir, int64_t chunk, const char *ext);
+int sb_bdir_chunk_links(char *buf, size_t size, const char *adir, int64_t chunk);
+
+/* ../../../runs/<child>: an output link's target, from jobs/a<N>/c<k>/<task>. */
+int sb_bdir_link_target(char *buf, size_t size, int64_t child);
+
+/* jobs/a<attempt>/c<chunk>/%a/slurm-%A_%a: the sbatch --output/--error
+ * pattern of a chunk (".out"/".err" appended): through the task's link, in
+ * the child's run directory as runs/<child>/slurm-<array job>_<task>.out. */
+int sb_bdir_slurm_output(char *buf, size_t size, const char *dir, int64_t attempt, int64_t chunk);
+
 /* events/<child/1000>/<child>.a<attempt>.j<job>.r<restart>.log: the log an
  * agent writes for one run of a child (job "none" outside Slurm). */
 int sb_bdir_log(char *buf, size_t size, const char *dir, int64_t child, int64_t attempt,
