@@ -248,6 +248,28 @@ static void fact(FILE *out, const msgpack_object *pl, const char *name,
 	fputs(unit, out);
 }
 
+/* " label{name=value ...}" of a map of scalars (the metrics of a heartbeat
+ * or finish, an early stop), at most 8 entries then "..." */
+static void map_facts(FILE *out, const msgpack_object *pl, const char *name, const char *label)
+{
+	const msgpack_object *o = sb_mp_get(pl, name);
+	uint32_t i;
+
+	if (o == NULL || o->type != MSGPACK_OBJECT_MAP || o->via.map.size == 0)
+		return;
+	fprintf(out, " %s{", label);
+	for (i = 0; i < o->via.map.size && i < 8; i++) {
+		const msgpack_object_kv *kv = &o->via.map.ptr[i];
+		if (i)
+			fputc(' ', out);
+		print_scalar(out, &kv->key);
+		fputc('=', out);
+		if (!print_scalar(out, &kv->val))
+			fputc('?', out);
+	}
+	fputs(o->via.map.size > 8 ? " ...}" : "}", out);
+}
+
 void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 {
 	const msgpack_object *pl = &rec->payload, *o;
@@ -272,6 +294,8 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 	} else if (!strcmp(rec->type, "heartbeat")) {
 		fact(out, pl, "elapsed_s", "elapsed=", "s");
 		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
+		map_facts(out, pl, "metrics", "metrics");
+		fact(out, pl, "watch_dropped", "watch_dropped=", "");
 	} else if (!strcmp(rec->type, "signal")) {
 		fact(out, pl, "name", "", "");
 		fact(out, pl, "signal", "signal=", "");
@@ -283,6 +307,7 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 		fact(out, pl, "wall_s", "wall=", "s");
 		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
 		fact(out, pl, "records", "records=", "");
+		map_facts(out, pl, "early_stop", "early_stop");
 	} else {
 		/* sbctl's own records (docs/benchmark-dir.md) */
 		fact(out, pl, "attempt_index", "attempt=", "");

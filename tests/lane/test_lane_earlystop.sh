@@ -82,6 +82,11 @@ expect "a signal record says TERM was sent for the early stop" \
 	"TERM sent_for_early_stop"
 hb=$(jq -r 'select(.type=="heartbeat" and .metrics.loss != null) | .metrics.loss' fire.log.json | wc -l)
 expect_match "heartbeats carry the latest metrics ($hb with a loss)" "$hb" '^[1-9][0-9]*$'
+"$SBCTL" log "$log" > fire.log.txt
+expect_match "sbctl log's text shows a heartbeat's metrics" "$(grep ' heartbeat ' fire.log.txt)" \
+	' metrics\{loss=[0-9]+ step=[0-9]+\}'
+expect_match "sbctl log's text shows the early stop" "$(grep ' finish ' fire.log.txt)" \
+	' early_stop\{after_s=[0-9.]+ declared_after_s=0(\.0)? index=1 metric=loss rule=above 5 value=[0-9]+\}'
 "$SBCTL" analyze "$dir" --json > fire.an.json
 expect "analyze lists the stopped child among the excluded" \
 	"$(jq -r '[.excluded[] | .class] | join(",")' fire.an.json)" stopped
