@@ -1,5 +1,6 @@
 """Fixtures for the Python package's tests: the build's sbctl and sbagent,
 and a helper that runs sbctl the way a user would."""
+import contextlib
 import json
 import os
 import subprocess
@@ -8,6 +9,31 @@ import pytest
 
 BIN = os.environ["SB_BIN"]
 SRC = os.environ["SB_SRC"]
+FAKE = os.path.join(os.environ["SB_BUILD"], "fake", "bin")
+
+
+@contextlib.contextmanager
+def fake_slurm(work):
+    """The fake Slurm first on PATH, its state, SB_ROOT and SB_INDEX under
+    work, seconds as its time unit; the environment as it was afterwards."""
+    env = {
+        "PATH": FAKE + os.pathsep + os.environ["PATH"],
+        "SB_FAKE_SLURM_DIR": str(work / "fake-slurm"),
+        "SB_FAKE_TIME_UNIT": "s",
+        "SB_FAKE_KILLWAIT": "0.5",
+        "SB_ROOT": str(work / "runs"),
+        "SB_INDEX": str(work / "index.sqlite"),
+    }
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield work
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 class Cli:

@@ -11,23 +11,13 @@ import pytest
 
 import sbench
 
-FAKE = os.path.join(os.environ["SB_BUILD"], "fake", "bin")
+from conftest import fake_slurm
 
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     work = tmp_path_factory.mktemp("bench")
-    env = {
-        "PATH": FAKE + os.pathsep + os.environ["PATH"],
-        "SB_FAKE_SLURM_DIR": str(work / "fake-slurm"),
-        "SB_FAKE_TIME_UNIT": "s",
-        "SB_FAKE_KILLWAIT": "0.5",
-        "SB_ROOT": str(work / "runs"),
-        "SB_INDEX": str(work / "index.sqlite"),
-    }
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with fake_slurm(work):
         spec = os.path.join(os.environ["SB_SRC"], "examples", "demo-sweep.yaml")
         sub = sbench.submit(spec)
         job = sub["jobs"][0]["job_id"]
@@ -35,12 +25,6 @@ def bench(tmp_path_factory):
         final = sbench.wait(sub["benchmark"]["dir"], timeout=120, interval=1)
         yield {"dir": sub["benchmark"]["dir"], "spec": spec, "submit": sub, "wait": final,
                "work": work}
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def counts(doc):

@@ -9,19 +9,14 @@ import pytest
 
 import sbench
 
-FAKE = os.path.join(os.environ["SB_BUILD"], "fake", "bin")
+from conftest import fake_slurm
 
 
 @pytest.fixture
-def fake(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", FAKE + os.pathsep + os.environ["PATH"])
-    monkeypatch.setenv("SB_FAKE_SLURM_DIR", str(tmp_path / "fake-slurm"))
-    monkeypatch.setenv("SB_FAKE_TIME_UNIT", "s")
-    monkeypatch.setenv("SB_FAKE_KILLWAIT", "0.5")
-    monkeypatch.setenv("SB_ROOT", str(tmp_path / "runs"))
-    monkeypatch.setenv("SB_INDEX", str(tmp_path / "index.sqlite"))
-    yield tmp_path
-    subprocess.run(["sbfake", "shutdown"], capture_output=True)
+def fake(tmp_path):
+    with fake_slurm(tmp_path):
+        yield tmp_path
+        subprocess.run(["sbfake", "shutdown"], capture_output=True)
 
 
 def spec(path, name, command):

@@ -8,7 +8,7 @@ import pytest
 
 import sbench
 
-FAKE = os.path.join(os.environ["SB_BUILD"], "fake", "bin")
+from conftest import fake_slurm
 
 SPEC = """name: pywatch
 command: [sh, -c, 'sleep 2']
@@ -20,24 +20,8 @@ heartbeat: 1
 
 @pytest.fixture
 def fake_env(tmp_path):
-    env = {
-        "PATH": FAKE + os.pathsep + os.environ["PATH"],
-        "SB_FAKE_SLURM_DIR": str(tmp_path / "fake-slurm"),
-        "SB_FAKE_TIME_UNIT": "s",
-        "SB_FAKE_KILLWAIT": "0.5",
-        "SB_ROOT": str(tmp_path / "runs"),
-        "SB_INDEX": str(tmp_path / "index.sqlite"),
-    }
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with fake_slurm(tmp_path):
         yield tmp_path
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def keys(records):
