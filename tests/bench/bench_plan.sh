@@ -3,7 +3,9 @@
 # to /dev/null and --json to a file (docs/development.md: 1,000,000 children under
 # 2 s, under 3 s with --json written to a file; memory linear in children).
 set -euo pipefail
-sbctl=${SB_BIN:?}/sbctl
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/bench/lib.sh
+. "$here/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -24,24 +26,34 @@ gen() { # gen CHILDREN FILE
 	} > "$2"
 }
 
-measure() { # measure LABEL COMMAND... (stdout of COMMAND is already redirected by the caller)
-	local label=$1; shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f "$label: %e s wall, %U s user, %S s sys, %M KiB peak RSS" "$@"
-	else
-		local TIMEFORMAT="$label: %R s wall, %U s user"
-		time "$@"
-	fi
+# measure N WHAT BUDGET COMMAND... (stdout already redirected by the caller):
+# the wall time and peak RSS of one run, beside the budget
+measure() {
+	local n=$1 what=$2 budget=$3 wall rss
+	shift 3
+	/usr/bin/time -o "$work/time" -f '%e %M' "$@"
+	read -r wall rss < "$work/time"
+	{
+		printf '  plan %7d children, %-18s %6.2f s  %7d KiB peak RSS (%4.0f B/child)' "$n" "$what" "$wall" \
+			"$rss" "$(calc "$rss * 1024 / $n")"
+		if [ "$n" -eq 1000000 ]; then
+			printf '  budget %d s: %s\n' "$budget" "$(bench_judge "plan $n $what (s)" "$wall" "$budget")"
+		else
+			echo
+		fi
+	} >&3
 }
+exec 3>&1
 
+echo "budget: 1,000,000 children under 2 s (table), under 3 s (--json to a file); memory linear"
 for n in 100000 1000000; do
 	gen "$n" "$work/spec.yaml"
 	"$sbctl" plan "$work/spec.yaml" --json >"$work/out.json"
 	head -c 300 "$work/out.json" | grep -q "\"children\":$n}" ||
 		{ echo "bench_plan: expected $n children" >&2; exit 1; }
-	measure "plan $n children, table to /dev/null" "$sbctl" plan "$work/spec.yaml" >/dev/null
-	measure "plan $n children, --json to a file  " "$sbctl" plan "$work/spec.yaml" --json >"$work/out.json"
+	measure "$n" "table to /dev/null" 2 "$sbctl" plan "$work/spec.yaml" >/dev/null
+	measure "$n" "--json to a file" 3 "$sbctl" plan "$work/spec.yaml" --json >"$work/out.json"
 	echo "  ($(($(stat -c %s "$work/out.json") / 1024 / 1024)) MiB of JSON)"
 	rm -f "$work/out.json"
 done
-echo "budget: 1,000,000 children under 2 s (table), under 3 s (--json to a file)"
+bench_exit
