@@ -184,7 +184,7 @@ static void test_sbatch_argv(void **state)
 		;
 	assert_string_equal(argv[0], "sbatch");
 	assert_string_equal(argv[n - 1], c.v[1].script);
-	snprintf(want, sizeof(want), "--output=%s/jobs/a2/c1/%%a/slurm-%%A_%%a.out", bench->dir);
+	snprintf(want, sizeof(want), "--output=%s/jobs/a2/c1/slurm-%%A_%%a.out", bench->dir);
 	{
 		int has_out = 0, has_arr = 0, has_dep = 0, has_part = 0, has_time = 0, has_name = 0;
 		size_t i;
