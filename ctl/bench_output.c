@@ -9,7 +9,7 @@
  * report's or a check's stderr tails) read each task map and list each
  * chunk directory once: an attempt's maps never change once it is in
  * place, and a chunk directory is listed again only when its mtime moved
- * (a new array job's files).
+ * (a new array job's files) or is too recent to tell (list_chunk).
  *
  * Benchmark directories of an earlier sbctl had, in c<k>/, one symlink per
  * task id to the child's run directory, where Slurm's files then were: for
@@ -24,10 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl/bench.h"
 #include "ctl/jobs.h"
+
+#define LISTING_SETTLED_S 2
 
 /* One chunk of one attempt. */
 struct out_chunk {
@@ -234,7 +237,12 @@ static int list_chunk(struct out_chunk *c, struct sb_error *err)
 		c->njobs++;
 	}
 	closedir(dp);
-	c->listed = true;
+	/* a directory's mtime has the granularity of the kernel's clock tick:
+	 * a file created in the same tick as the listing leaves it as it was.
+	 * So a listing counts as lasting only once the directory is older
+	 * than a few seconds (more than the clock skew of a shared
+	 * filesystem's server, usually); until then it is listed each time */
+	c->listed = st.st_mtim.tv_sec + LISTING_SETTLED_S < time(NULL);
 	c->mtime = st.st_mtim;
 	return 0;
 }
