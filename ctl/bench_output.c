@@ -3,12 +3,13 @@
  * Slurm writes a chunk's stdout and stderr into its chunk directory,
  * jobs/a<attempt>/c<k>/slurm-<array job id>_<task id>.{out,err}
  * (docs/benchmark-dir.md, "Slurm output").  So a child's files are found
- * from, for each attempt, the chunk and task id its task maps give it, and
- * the array job ids whose files are in that chunk's directory.  What is
- * learnt is kept in the benchmark (b->outputs), so that many look-ups (a
- * report's or a check's stderr tails) read each task map and list each
- * chunk directory once: an attempt's maps never change once it is in
- * place, and a chunk directory is listed again only when its mtime moved
+ * from, for each attempt, the chunk and task id its task maps give it (a
+ * binary search over the chunks: sbctl lays children out in ascending
+ * order), and the array job ids whose files are in that chunk's directory.
+ * What is learnt is kept in the benchmark (b->outputs), so that many
+ * look-ups (a report's or a check's stderr tails) read each task map and
+ * list each chunk directory at most once: an attempt's maps never change
+ * once it is in place, and a chunk directory is listed again only when its mtime moved
  * (a new array job's files) or is too recent to tell (list_chunk).
  *
  * Benchmark directories of an earlier sbctl had, in c<k>/, one symlink per
@@ -34,28 +35,26 @@
 
 /* One chunk of one attempt. */
 struct out_chunk {
+	char *map;                 /* jobs/a<attempt>/chunk-<k>.map, absolute */
 	char *dir;                 /* jobs/a<attempt>/c<k>, absolute */
+	size_t *children;          /* of each task id, once the map is read */
+	size_t n;
+	bool loaded, ascending;
 	bool listed, legacy;       /* legacy: per-task links (an earlier sbctl) */
 	struct timespec mtime;     /* of dir when it was listed */
 	char **jobs;               /* the array job ids of its slurm-<A>_<t> files */
 	size_t njobs;
 };
 
-/* Where a child is in an attempt. */
-struct out_task {
-	size_t child;
-	uint32_t chunk, task;
-};
-
+/* An attempt's chunks; their maps are read when a look-up needs them. */
 struct out_attempt {
 	struct out_chunk *chunks;
 	size_t nchunks;
-	struct out_task *tasks;    /* sorted by child */
-	size_t ntasks;
+	bool unordered;            /* its children are not in ascending order */
 };
 
 struct sb_output_cache {
-	struct out_attempt *attempts; /* 0 .. nattempts-1, each read whole */
+	struct out_attempt *attempts; /* 0 .. nattempts-1 */
 	size_t nattempts;
 };
 
@@ -72,10 +71,11 @@ static void attempt_free(struct out_attempt *at)
 {
 	for (size_t k = 0; k < at->nchunks; k++) {
 		chunk_forget_jobs(&at->chunks[k]);
+		free(at->chunks[k].map);
 		free(at->chunks[k].dir);
+		free(at->chunks[k].children);
 	}
 	free(at->chunks);
-	free(at->tasks);
 	memset(at, 0, sizeof(*at));
 }
 
@@ -89,16 +89,9 @@ void sb_output_cache_free(struct sb_output_cache *c)
 	free(c);
 }
 
-static int by_child(const void *a, const void *b)
-{
-	const struct out_task *x = a, *y = b;
-
-	return (x->child > y->child) - (x->child < y->child);
-}
-
-/* Reads attempt's task maps into *at (an attempt without any map has no
- * chunk). */
-static int load_attempt(const struct sb_bench *b, int64_t attempt, struct out_attempt *at,
+/* The chunks of attempt into *at (their paths: an attempt without any map
+ * has no chunk). */
+static int count_chunks(const struct sb_bench *b, int64_t attempt, struct out_attempt *at,
 			struct sb_error *err)
 {
 	char adir[PATH_MAX], path[PATH_MAX];
@@ -107,45 +100,105 @@ static int load_attempt(const struct sb_bench *b, int64_t attempt, struct out_at
 	if (sb_bdir_attempt(adir, sizeof(adir), b->dir, attempt) < 0)
 		return sb_error_set(err, SB_ERR_RUNTIME, "benchmark directory path '%s' is too long", b->dir);
 	for (size_t k = 0;; k++) {
-		size_t *children, n;
-		void *v;
+		struct out_chunk *v;
 
 		if (sb_bdir_chunk_file(path, sizeof(path), adir, (int64_t)k, "map") < 0)
 			return sb_error_set(err, SB_ERR_RUNTIME, "path '%s' is too long", adir);
-		if (access(path, F_OK) != 0 || k >= UINT32_MAX) {
-			qsort(at->tasks, at->ntasks, sizeof(*at->tasks), by_child);
+		if (access(path, F_OK) != 0)
 			return 0;
-		}
-		if (sb_jobs_map_children(path, &children, &n, err) < 0) {
-			if (err)
-				err->code = SB_ERR_RUNTIME;
-			return -1;
-		}
-		if ((v = realloc(at->chunks, (k + 1) * sizeof(*at->chunks))) != NULL) {
-			at->chunks = v;
-			memset(&at->chunks[k], 0, sizeof(at->chunks[k]));
-			at->nchunks = k + 1;
-			v = realloc(at->tasks, (at->ntasks + n) * sizeof(*at->tasks));
-		}
-		if (v == NULL) {
-			free(children);
+		if ((v = realloc(at->chunks, (k + 1) * sizeof(*v))) == NULL)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-		}
-		at->tasks = v;
-		if (sb_bdir_chunk_output(path, sizeof(path), adir, (int64_t)k) < 0 ||
-		    (at->chunks[k].dir = strdup(path)) == NULL) {
-			free(children);
+		at->chunks = v;
+		memset(&v[k], 0, sizeof(v[k]));
+		at->nchunks = k + 1;
+		if ((v[k].map = strdup(path)) == NULL ||
+		    sb_bdir_chunk_output(path, sizeof(path), adir, (int64_t)k) < 0 ||
+		    (v[k].dir = strdup(path)) == NULL)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-		}
-		for (size_t t = 0; t < n && t < UINT32_MAX; t++)
-			at->tasks[at->ntasks++] = (struct out_task){ children[t], (uint32_t)k, (uint32_t)t };
-		free(children);
 	}
 }
 
-/* The attempts that are in place now and were not read before (jobs/a<N>
+/* Reads chunk k's map (once). */
+static int load_chunk(struct out_attempt *at, size_t k, struct sb_error *err)
+{
+	struct out_chunk *c = &at->chunks[k];
+
+	if (c->loaded)
+		return 0;
+	if (sb_jobs_map_children(c->map, &c->children, &c->n, err) < 0) {
+		if (err)
+			err->code = SB_ERR_RUNTIME;
+		return -1;
+	}
+	c->loaded = c->ascending = true;
+	for (size_t t = 1; t < c->n; t++)
+		if (c->children[t] <= c->children[t - 1])
+			c->ascending = false;
+	/* sbctl lays an attempt's children out in ascending order, across
+	 * chunks too; anything else is looked up chunk by chunk */
+	if (!c->ascending || (k > 0 && at->chunks[k - 1].loaded &&
+			      at->chunks[k - 1].children[at->chunks[k - 1].n - 1] >= c->children[0]) ||
+	    (k + 1 < at->nchunks && at->chunks[k + 1].loaded &&
+	     at->chunks[k + 1].children[0] <= c->children[c->n - 1]))
+		at->unordered = true;
+	return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The chunk *k and task *t of child in attempt at: 1, or 0 when it is not
+ * in the attempt.  A binary search over the chunks reads about log2(chunks)
+ * maps for the first look-up of a large attempt. */
+static int find_task(struct out_attempt *at, size_t child, size_t *k, size_t *t,
+		     struct sb_error *err)
+{
+	size_t lo = 0, hi = at->nchunks;
+
+	while (!at->unordered && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct out_chunk *c = &at->chunks[mid];
+		const size_t *hit;
+
+		if (load_chunk(at, mid, err) < 0)
+			return -1;
+		if (at->unordered)
+			break;
+		if (child < c->children[0]) {
+			hi = mid;
+		} else if (child > c->children[c->n - 1]) {
+			lo = mid + 1;
+		} else {
+			hit = bsearch(&child, c->children, c->n, sizeof(child), cmp_size);
+			if (hit == NULL)
+				return 0;
+			*k = mid;
+			*t = (size_t)(hit - c->children);
+			return 1;
+		}
+	}
+	if (!at->unordered)
+		return 0;
+	for (size_t j = 0; j < at->nchunks; j++) {
+		if (load_chunk(at, j, err) < 0)
+			return -1;
+		for (size_t i = 0; i < at->chunks[j].n; i++)
+			if (at->chunks[j].children[i] == child) {
+				*k = j;
+				*t = i;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/* The attempts that are in place now and were not seen before (jobs/a<N>
  * appears whole, renamed into place; one without a task map yet, from an
- * sbctl that wrote in place, is read again next time). */
+ * sbctl that wrote in place, is looked at again next time). */
 static int load_new_attempts(const struct sb_bench *b, struct sb_output_cache *c, struct sb_error *err)
 {
 	char adir[PATH_MAX];
@@ -159,7 +212,7 @@ static int load_new_attempts(const struct sb_bench *b, struct sb_output_cache *c
 		if ((v = realloc(c->attempts, (c->nattempts + 1) * sizeof(*v))) == NULL)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		c->attempts = v;
-		if (load_attempt(b, (int64_t)c->nattempts, &v[c->nattempts], err) < 0) {
+		if (count_chunks(b, (int64_t)c->nattempts, &v[c->nattempts], err) < 0) {
 			attempt_free(&v[c->nattempts]);
 			return -1;
 		}
@@ -284,14 +337,14 @@ static int add_file(struct entries *e, char *path)
 
 /* The files of task in chunk c: slurm-<A>_<task>.out and .err for each
  * array job id A seen in c's directory. */
-static int add_chunk_files(struct entries *e, const struct out_chunk *c, uint32_t task)
+static int add_chunk_files(struct entries *e, const struct out_chunk *c, size_t task)
 {
 	static const char *const ext[] = { "out", "err" };
 	char *path;
 
 	for (size_t j = 0; j < c->njobs; j++)
 		for (size_t x = 0; x < 2; x++) {
-			if (asprintf(&path, "%s/slurm-%s_%" PRIu32 ".%s", c->dir, c->jobs[j], task, ext[x]) < 0 ||
+			if (asprintf(&path, "%s/slurm-%s_%zu.%s", c->dir, c->jobs[j], task, ext[x]) < 0 ||
 			    add_file(e, path) < 0)
 				return -1;
 		}
@@ -360,17 +413,19 @@ static int collect(struct sb_bench *b, size_t child, const char *run, struct ent
 		return -1;
 	for (size_t a = 0; a < c->nattempts; a++) {
 		struct out_attempt *at = &c->attempts[a];
-		struct out_task key = { child, 0, 0 }, *t;
 		struct out_chunk *ch;
+		size_t k, t;
+		int found = find_task(at, child, &k, &t, err);
 
-		t = at->ntasks ? bsearch(&key, at->tasks, at->ntasks, sizeof(key), by_child) : NULL;
-		if (t == NULL)
+		if (found < 0)
+			return -1;
+		if (found == 0)
 			continue;
-		ch = &at->chunks[t->chunk];
+		ch = &at->chunks[k];
 		if (list_chunk(ch, err) < 0)
 			return -1;
 		legacy |= ch->legacy;
-		if (add_chunk_files(e, ch, t->task) < 0)
+		if (add_chunk_files(e, ch, t) < 0)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	if (legacy && add_run_dir_files(e, run) < 0)

@@ -262,11 +262,42 @@ static void test_output_lookup(void **state)
 	assert_int_equal(symlink("../../../runs/4", path), 0);
 	touch(bench->dir, "runs/4/");
 	touch(bench->dir, "runs/4/slurm-90_0.out");
+	snprintf(path, sizeof(path), "%s/runs/4/slurm-90_0.out", bench->dir);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0); /* before attempt 2's, below */
 	touch(bench->dir, "runs/4/result.txt");
 	output_of(4, got, sizeof(got));
 	assert_string_equal(got, "runs/4/slurm-90_0.out");
 	output_of(1, got, sizeof(got)); /* chunk 0: nothing yet, no run dir */
 	assert_string_equal(got, "");
+
+	/* later attempts: {4, 1, 3} in chunks {4, 1} {3} (not in ascending
+	 * order: looked up chunk by chunk), {0, 2, 4} in {0, 2} {4} (a binary
+	 * search over the chunks; 3 falls between them) */
+	{
+		size_t odd[3] = { 4, 1, 3 }, asc[3] = { 0, 2, 4 };
+		struct sb_chunks c = { 0 };
+		struct sb_error err = { 0 };
+
+		assert_int_equal(sb_jobs_layout(bench, 1, odd, 3, NULL, &c, &err), 0);
+		assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+		sb_chunks_release(&c);
+		assert_int_equal(sb_jobs_layout(bench, 2, asc, 3, NULL, &c, &err), 0);
+		assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+		sb_chunks_release(&c);
+	}
+	touch(bench->dir, "jobs/a1/c0/slurm-95_1.out");
+	touch(bench->dir, "jobs/a1/c1/slurm-95_0.out");
+	touch(bench->dir, "jobs/a2/c0/slurm-96_1.out");
+	touch(bench->dir, "jobs/a2/c1/slurm-96_0.out");
+	output_of(1, got, sizeof(got));
+	assert_string_equal(got, "jobs/a1/c0/slurm-95_1.out");
+	output_of(3, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_1.out jobs/a0/c1/slurm-77_1.err "
+			    "jobs/a0/c1/slurm-80_1.err jobs/a1/c1/slurm-95_0.out");
+	output_of(2, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_0.out jobs/a2/c0/slurm-96_1.out");
+	output_of(4, got, sizeof(got));
+	assert_string_equal(got, "runs/4/slurm-90_0.out jobs/a2/c1/slurm-96_0.out");
 }
 
 static void test_sbatch_argv(void **state)
