@@ -457,6 +457,39 @@ out:
 	return rc;
 }
 
+/* mkdir path 0755 unless a directory is there; a symbolic link or anything
+ * else in its place is refused (what: how the message names it). */
+static int make_dir(const char *path, const char *what, struct sb_error *err)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return sb_errorf(err, "cannot create the %s '%s': %s", what, path, strerror(errno));
+	if (lstat(path, &st) < 0)
+		return sb_errorf(err, "cannot check the %s '%s': %s", what, path, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return sb_errorf(err, "the %s '%s' is a symbolic link (refused: the command runs only "
+				 "in a directory of the benchmark; remove it and run the child again)",
+				 what, path);
+	if (!S_ISDIR(st.st_mode))
+		return sb_errorf(err, "the %s '%s' exists and is not a directory (remove it and run the "
+				 "child again)", what, path);
+	return 0;
+}
+
+int sb_agent_bench_make_run_dir(const struct sb_agent_bench *b, struct sb_error *err)
+{
+	char runs[PATH_MAX];
+
+	memcpy(runs, b->run_dir, sizeof(runs));
+	*strrchr(runs, '/') = '\0';
+	if (make_dir(runs, "directory of run directories", err) < 0)
+		return -1;
+	return make_dir(b->run_dir, "run directory", err);
+}
+
 int sb_agent_bench_prepare_log(const struct sb_agent_bench *b, struct sb_error *err)
 {
 	char shard[PATH_MAX];

@@ -42,6 +42,12 @@ int sb_agent_bench_mode(void);
 int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 			struct sb_error *err);
 
+/* Makes b->run_dir, runs/<child>, where the command runs (mkdir -p, 0755;
+ * sbctl submit leaves it to the job): an existing directory is used as it
+ * is (a requeued or rerun child finds its own), a symbolic link or a
+ * non-directory in its place is refused.  -1 with a message naming it. */
+int sb_agent_bench_make_run_dir(const struct sb_agent_bench *b, struct sb_error *err);
+
 /* Creates the shard directory of b->log_path (the log itself is created by
  * the log writer). */
 int sb_agent_bench_prepare_log(const struct sb_agent_bench *b, struct sb_error *err);

@@ -179,6 +179,8 @@ static void run_from_bench(int argc, char **argv, struct sb_agent_bench *b,
 		    "script sbctl wrote, or unset SB_BENCH_DIR and give --key and --log");
 	if (sb_agent_bench_load(b, argv + first, (size_t)(argc - first), &err) != 0)
 		die("%s", err.msg);
+	if (sb_agent_bench_make_run_dir(b, &err) != 0)
+		die("%s", err.msg);
 	if (chdir(b->run_dir) != 0)
 		die("cannot enter the run directory '%s': %s", b->run_dir, strerror(errno));
 	for (i = 0; i < b->nenv; i++)

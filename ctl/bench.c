@@ -282,22 +282,10 @@ static int make_key(const char *dir, struct sb_error *err)
 	return sb_key_generate_file(key, err);
 }
 
-static int make_run_dirs(const char *dir, size_t count, struct sb_error *err)
-{
-	char path[PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < count; i++) {
-		if (sb_bdir_run(path, sizeof(path), dir, (int64_t)i) < 0)
-			return sb_errorf(err, "benchmark directory path '%s' is too long", dir);
-		if (mkdir_mode(path, 0755, err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int fill(const struct sb_bench_new *n, const char *dir, struct sb_error *err)
 {
+	/* runs/<index>/ is made by each child's sbagent when it runs (mkdir
+	 * -p), not here: nothing per child at submit */
 	static const char *const subdirs[] = { "submissions", "events", "runs", "jobs" };
 	char path[PATH_MAX];
 	struct sb_canon c;
@@ -310,8 +298,6 @@ static int fill(const struct sb_bench_new *n, const char *dir, struct sb_error *
 		if (join(dir, subdirs[i], path, sizeof(path), err) < 0 ||
 		    mkdir_mode(path, 0755, err) < 0)
 			return -1;
-	if (make_run_dirs(dir, sb_plan_count(n->plan), err) < 0)
-		return -1;
 	sb_canon_init(&c, SB_BENCH_RECORD_MAX);
 	rc = encode_record(n, &c, err);
 	if (rc == 0)
@@ -564,6 +550,7 @@ void sb_bench_destroy(struct sb_bench *b)
 {
 	if (b == NULL)
 		return;
+	sb_output_cache_free(b->outputs);
 	sb_plan_destroy(b->plan);
 	sb_spec_destroy(b->spec);
 	free(b->dir);

@@ -38,7 +38,12 @@ struct sb_bench {
 	char *lane;               /* the lane it was submitted in (docs/lane.md), or NULL */
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
+	struct sb_output_cache *outputs; /* sb_bench_output's: where each child's
+					  * output is (ctl/bench_output.c) */
 };
+
+struct sb_output_cache;
+void sb_output_cache_free(struct sb_output_cache *c);
 
 /* What sb_bench_create needs. */
 struct sb_bench_new {

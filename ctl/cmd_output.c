@@ -1,6 +1,7 @@
-/* sbctl output BENCH CHILD: a child's Slurm stdout and stderr, from its run
- * directory (every attempt and restart, oldest first): sb_bench_output
- * finds them. */
+/* sbctl output BENCH CHILD: a child's Slurm stdout and stderr (every
+ * attempt and restart, oldest first), from the chunk directories Slurm
+ * writes them into: sb_bench_output finds them. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +54,7 @@ int cmd_output(int argc, char **argv)
 		return sb_cli_exit(&err);
 	}
 	if (n == 0)
-		printf("no Slurm output yet in %s\n", dir);
+		printf("no Slurm output yet for child %" PRIu64 " (its run directory is %s)\n", child, dir);
 	for (i = 0; i < n; i++) {
 		printf("== %s\n", files[i]);
 		copy_file(files[i]);

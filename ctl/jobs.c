@@ -232,38 +232,20 @@ static int write_if_changed(const char *path, const void *data, size_t len, mode
 	return sb_fs_write_atomic(path, data, len, mode, 0, err);
 }
 
-/* The output symlinks of a chunk, in dir/c<k>/ (dir: the attempt's
- * directory, in place or being prepared; the links are relative, so they
- * point to the same run directories from either). */
-static int link_outputs(const char *dir, const struct sb_chunk *ch, struct sb_error *err)
+/* The directory Slurm writes a chunk's stdout and stderr into, dir/c<k>/
+ * (dir: the attempt's directory, in place or being prepared): one mkdir per
+ * chunk, nothing per child (each task's run directory is made by its
+ * sbagent when the task runs). */
+static int make_output_dir(const char *dir, const struct sb_chunk *ch, struct sb_error *err)
 {
-	char cdir[PATH_MAX], link[PATH_MAX + 32], target[64], have[64];
-	size_t t;
+	char cdir[PATH_MAX];
 
-	if (sb_bdir_chunk_links(cdir, sizeof(cdir), dir, (int64_t)ch->index) < 0)
+	if (sb_bdir_chunk_output(cdir, sizeof(cdir), dir, (int64_t)ch->index) < 0)
 		return sb_errorf(err, "path '%s' is too long", dir);
-	if (sb_fs_mkdirs(cdir, 0755, err) < 0)
-		return -1;
-	for (t = 0; t < ch->n; t++) {
-		ssize_t n;
-		int rc, intr = 0;
-
-		snprintf(link, sizeof(link), "%s/%zu", cdir, t);
-		sb_bdir_link_target(target, sizeof(target), (int64_t)ch->children[t]);
-		while ((rc = symlink(target, link)) < 0 && errno == EINTR && ++intr < 1000)
-			;
-		if (rc == 0)
-			continue;
-		if (errno != EEXIST)
-			return sb_errorf(err, "cannot create '%s': %s", link, strerror(errno));
-		n = readlink(link, have, sizeof(have) - 1);
-		if (n < 0 || (size_t)n != strlen(target) || memcmp(have, target, (size_t)n))
-			return sb_errorf(err, "'%s' exists but does not point to '%s'", link, target);
-	}
-	return sb_fs_sync_dir(cdir, err);
+	return sb_fs_mkdirs(cdir, 0755, err);
 }
 
-/* Writes one chunk's map, script and output symlinks into dir, the
+/* Writes one chunk's map, script and output directory into dir, the
  * attempt's directory (in place, or the one it is prepared in). */
 static int write_chunk(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent,
 		       const char *dir, struct sb_error *err)
@@ -290,7 +272,7 @@ static int write_chunk(const struct sb_bench *b, const struct sb_chunk *ch, cons
 	free(script);
 	if (rc < 0)
 		return -1;
-	return link_outputs(dir, ch, err);
+	return make_output_dir(dir, ch, err);
 }
 
 /* Removes the entries of dir whose names match pattern (fnmatch), with
@@ -499,8 +481,7 @@ int64_t sb_jobs_last_attempt(const struct sb_bench *b)
 	}
 }
 
-/* The child indices of a task map, in task order. */
-static int map_children(const char *path, size_t **children, size_t *n, struct sb_error *err)
+int sb_jobs_map_children(const char *path, size_t **children, size_t *n, struct sb_error *err)
 {
 	const msgpack_object *tasks = NULL;
 	msgpack_unpacked u;
@@ -556,7 +537,7 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 		if (sb_bdir_chunk(path, sizeof(path), b->dir, attempt, (int64_t)k, "map") < 0 ||
 		    access(path, F_OK) != 0)
 			break;
-		if (map_children(path, &c, &cn, err) < 0)
+		if (sb_jobs_map_children(path, &c, &cn, err) < 0)
 			goto out;
 		v = realloc(all, (n + cn) * sizeof(*v));
 		if (v == NULL) {

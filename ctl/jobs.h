@@ -1,6 +1,6 @@
 /* The jobs of an attempt (docs/benchmark-dir.md "Attempts, chunks and
  * jobs"): chunks of at most MaxArraySize children, each with a task -> child
- * map, a batch script, Slurm-output symlinks and an sbatch command line. */
+ * map, a batch script, a Slurm output directory and an sbatch command line. */
 #ifndef SB_CTL_JOBS_H
 #define SB_CTL_JOBS_H
 
@@ -53,6 +53,10 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 			 const struct sb_attempt_settings *set,
 			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err);
 
+/* The child indices of the task map at path, in task order (*children
+ * malloc'd, *n > 0). */
+int sb_jobs_map_children(const char *path, size_t **children, size_t *n, struct sb_error *err);
+
 /* The highest attempt with a jobs directory, or -1. */
 int64_t sb_jobs_last_attempt(const struct sb_bench *b);
 
@@ -64,7 +68,7 @@ char *sb_jobs_agent_path(const struct sb_ctx *ctx, struct sb_error *err);
 /* The batch script of a chunk (malloc'd text). */
 char *sb_jobs_script(const struct sb_bench *b, const struct sb_chunk *ch, const char *agent);
 
-/* Writes every chunk's map, script and output symlinks (b must be planned;
+/* Writes every chunk's map, script and output directory (b must be planned;
  * the caller holds the benchmark's lock).  A new attempt is prepared whole
  * in jobs/.a<N>.tmp and renamed to jobs/a<N> only when every file is
  * written and synced, so jobs/a<N> is never half written; on failure the

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,21 +149,37 @@ static int64_t min_ms(int64_t a, int64_t b)
 
 /* Reads the program's output until it is over (see sb_proc_run_opts) and
  * kills it on time; returns when the pipes may be closed. */
+/* A file descriptor that polls readable once pid has exited (pidfd_open,
+ * Linux 5.3), or -1 where there is none. */
+static int exit_fd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
 static void supervise(pid_t pid, struct capture cap[2], const struct sb_proc_opts *o,
 		      struct sb_proc_result *res)
 {
 	int64_t start = now_ms(), deadline = o->timeout_ms > 0 ? start + o->timeout_ms : 0;
 	int64_t kill_at = 0, exited_at = 0;
+	int xfd = exit_fd(pid);
 
 	for (;;) {
-		struct pollfd pfd[2];
+		struct pollfd pfd[3];
 		int64_t now = now_ms(), next;
 		int i, sig;
 
 		if (!exited_at && child_exited(pid))
 			exited_at = now;
-		if (exited_at && ((cap[0].fd < 0 && cap[1].fd < 0) || now >= exited_at + SB_PROC_GRACE_MS))
+		if (exited_at && ((cap[0].fd < 0 && cap[1].fd < 0) || now >= exited_at + SB_PROC_GRACE_MS)) {
+			if (xfd >= 0)
+				close(xfd);
 			return;
+		}
 		while (o->interrupt_wait_ms > 0 && (sig = take_interrupt()) > 0) {
 			if (res->interrupted == 0) {
 				res->interrupted = sig;
@@ -182,17 +199,25 @@ static void supervise(pid_t pid, struct capture cap[2], const struct sb_proc_opt
 			kill(pid, SIGKILL);
 			kill_at = now + 50; /* again, until it is gone */
 		}
-		/* wake up for the next event; at least every 50 ms to notice the
-		 * program's exit while a descendant keeps the pipes open */
-		next = exited_at ? exited_at + SB_PROC_GRACE_MS : now + 50;
+		/* wake up for the next event: the program's exit (its pidfd) or,
+		 * without one, at least every 50 ms to notice it while a
+		 * descendant keeps the pipes open, every 1 ms once they are
+		 * closed (the program is then exiting: sbatch's answer is not
+		 * held back up to 50 ms) */
+		next = exited_at ? exited_at + SB_PROC_GRACE_MS
+			: now + (xfd >= 0 ? 50 : cap[0].fd < 0 && cap[1].fd < 0 ? 1 : 50);
 		if (!exited_at && !kill_at && deadline && deadline < next)
 			next = deadline;
 		if (!exited_at && kill_at && kill_at < next)
 			next = kill_at;
 		for (i = 0; i < 2; i++)
 			pfd[i] = (struct pollfd){ .fd = cap[i].fd, .events = POLLIN };
-		if (poll(pfd, 2, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR)
+		pfd[2] = (struct pollfd){ .fd = exited_at ? -1 : xfd, .events = POLLIN };
+		if (poll(pfd, 3, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR) {
+			if (xfd >= 0)
+				close(xfd);
 			return;
+		}
 		for (i = 0; i < 2; i++)
 			if (cap[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				capture_read(&cap[i]);

@@ -64,19 +64,14 @@ int sb_bdir_chunk_file(char *buf, size_t size, const char *adir, int64_t chunk, 
 	return fmt(buf, size, adir, "chunk-%" PRId64 ".%s", chunk, ext);
 }
 
-int sb_bdir_chunk_links(char *buf, size_t size, const char *adir, int64_t chunk)
+int sb_bdir_chunk_output(char *buf, size_t size, const char *adir, int64_t chunk)
 {
 	return fmt(buf, size, adir, "c%" PRId64, chunk);
 }
 
-int sb_bdir_link_target(char *buf, size_t size, int64_t child)
-{
-	return fmt(buf, size, NULL, "../../../runs/%" PRId64, child);
-}
-
 int sb_bdir_slurm_output(char *buf, size_t size, const char *dir, int64_t attempt, int64_t chunk)
 {
-	return fmt(buf, size, dir, "jobs/a%" PRId64 "/c%" PRId64 "/%%a/slurm-%%A_%%a", attempt, chunk);
+	return fmt(buf, size, dir, "jobs/a%" PRId64 "/c%" PRId64 "/slurm-%%A_%%a", attempt, chunk);
 }
 
 int sb_bdir_log(char *buf, size_t size, const char *dir, int64_t child, int64_t attempt,

@@ -35,17 +35,18 @@ int sb_bdir_attempt_tmp(char *buf, size_t size, const char *dir, int64_t attempt
 
 /* Inside an attempt's directory adir (jobs/a<attempt>, or the one it is
  * prepared in): chunk-<chunk>.<ext>, the task map ("map") or batch script
- * ("sh") of a chunk; c<chunk>, the directory of its output links, one per
- * task id, each pointing at sb_bdir_link_target of the task's child. */
+ * ("sh") of a chunk; c<chunk>, the directory Slurm writes the chunk's
+ * stdout and stderr into (sb_bdir_slurm_output).  In a benchmark directory
+ * an earlier sbctl wrote, c<chunk> holds a symlink per task id to the
+ * task's child's run directory instead (../../../runs/<child>), and the
+ * output is in there. */
 int sb_bdir_chunk_file(char *buf, size_t size, const char *adir, int64_t chunk, const char *ext);
-int sb_bdir_chunk_links(char *buf, size_t size, const char *adir, int64_t chunk);
+int sb_bdir_chunk_output(char *buf, size_t size, const char *adir, int64_t chunk);
 
-/* ../../../runs/<child>: an output link's target, from jobs/a<N>/c<k>/<task>. */
-int sb_bdir_link_target(char *buf, size_t size, int64_t child);
-
-/* jobs/a<attempt>/c<chunk>/%a/slurm-%A_%a: the sbatch --output/--error
- * pattern of a chunk (".out"/".err" appended): through the task's link, in
- * the child's run directory as runs/<child>/slurm-<array job>_<task>.out. */
+/* jobs/a<attempt>/c<chunk>/slurm-%A_%a: the sbatch --output/--error
+ * pattern of a chunk (".out"/".err" appended), which Slurm expands to
+ * jobs/a<attempt>/c<chunk>/slurm-<array job id>_<task id>.out: one
+ * directory per chunk, made by sbctl submit, nothing per child. */
 int sb_bdir_slurm_output(char *buf, size_t size, const char *dir, int64_t attempt, int64_t chunk);
 
 /* events/<child/1000>/<child>.a<attempt>.j<job>.r<restart>.log: the log an

@@ -45,15 +45,20 @@ const char *sb_bench_digest(const struct sb_bench *b);  /* 64 lowercase hex digi
 size_t sb_bench_children(const struct sb_bench *b);
 
 /* The Slurm output of child (< sb_bench_children) as `sbctl output` shows
- * it: the slurm-*.out and slurm-*.err files of its run directory
- * (runs/<child>/, docs/benchmark-dir.md), every attempt and restart, oldest
- * first (by modification time, then name).  *files is one malloc'd block,
- * a NULL-terminated array of *nfiles absolute paths (nfiles may be NULL),
- * to free with sb_free; *run_dir (run_dir may be NULL) the malloc'd path of
- * the run directory, to free with sb_free.  No file yet is no error (0
- * files).  -1 with err (nothing to free): SB_ERR_NOT_FOUND when child is
- * not a child of b ("benchmark NAME has children 0 to N, not CHILD"),
- * SB_ERR_RUNTIME when the run directory cannot be read, SB_ERR_NOMEM. */
+ * it: for each attempt, the slurm-<array job id>_<task id>.out and .err
+ * files of the child's task in its chunk's directory jobs/a<N>/c<k>/ (in
+ * runs/<child>/ for a chunk an earlier sbctl laid out with per-task links;
+ * docs/benchmark-dir.md, "Slurm output"), every attempt and restart,
+ * oldest first (by modification time, then name).  *files is one malloc'd
+ * block, a NULL-terminated array of *nfiles absolute paths (nfiles may be
+ * NULL), to free with sb_free; *run_dir (run_dir may be NULL) the malloc'd
+ * path of the child's run directory runs/<child> (made by its job: it may
+ * not exist yet), to free with sb_free.  No file yet is no error (0
+ * files).  What it learns (the task maps, the chunk directories' listings)
+ * is kept in b for the next call.  -1 with err (nothing to free):
+ * SB_ERR_NOT_FOUND when child is not a child of b ("benchmark NAME has
+ * children 0 to N, not CHILD"), SB_ERR_RUNTIME when a task map or an output
+ * directory cannot be read, SB_ERR_NOMEM. */
 int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char ***files,
 		    size_t *nfiles, struct sb_error *err);
 

@@ -97,10 +97,16 @@ log "changing runs/5/out.txt after the finish"
 echo "edited afterwards" >> "$dir/runs/5/out.txt"
 sleep 2
 snap final
-# what Slurm wrote into each child's output files (its own messages included)
+# what Slurm wrote into each child's output files (its own messages
+# included), found where `sbctl output` finds them (jobs/a<N>/c<k>/)
 for i in 0 1 2 3 4 5 6 7; do
-	cat "$dir/runs/$i"/slurm-*.out > "snap/final.child$i-out" 2>/dev/null || true
-	cat "$dir/runs/$i"/slurm-*.err > "snap/final.child$i-err" 2>/dev/null || true
+	: > "snap/final.child$i-out"; : > "snap/final.child$i-err"
+	sbctl output "$dir" "$i" | sed -n 's/^== //p' | while IFS= read -r f; do
+		case $f in
+		*.out) [ -f "$f" ] && cat "$f" >> "snap/final.child$i-out" ;;
+		*.err) [ -f "$f" ] && cat "$f" >> "snap/final.child$i-err" ;;
+		esac
+	done || true
 done
 
 # error answers

@@ -2,8 +2,9 @@
  * holds a quote, for the script's shell quoting): chunks of at most
  * MaxArraySize children, their names and --array texts; the batch script;
  * attempts written whole, read back, written again unchanged, told apart
- * from an unprepared one, and discarded; the sbatch command line.  No
- * process is spawned. */
+ * from an unprepared one, and discarded; the output directory of a chunk
+ * and the look-up of a child's output in it (sb_bench_output); the sbatch
+ * command line.  No process is spawned. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -166,6 +168,138 @@ static void test_write_read_discard(void **state)
 	assert_int_equal(sb_jobs_last_attempt(bench), 0);
 }
 
+/* touch dir/rel (made with its parents' mkdir -p when rel ends in '/') */
+static void touch(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (path[strlen(path) - 1] == '/') {
+		assert_int_equal(mkdir(path, 0755), 0);
+		return;
+	}
+	assert_non_null(f = fopen(path, "w"));
+	fputs(rel, f);
+	fclose(f);
+}
+
+/* sb_bench_output's paths, relative to the benchmark directory, joined by ' ' */
+static void output_of(size_t child, char *buf, size_t size)
+{
+	struct sb_error err = { 0 };
+	size_t n, i, len = strlen(bench->dir) + 1;
+	char **files;
+
+	buf[0] = '\0';
+	assert_int_equal(sb_bench_output(bench, child, NULL, &files, &n, &err), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(strncmp(files[i], bench->dir, len - 1), 0);
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? " " : "", files[i] + len);
+	}
+	free(files);
+}
+
+/* After test_write_read_discard: attempt 0 in chunks {0,1} {2,3} {4}.  A
+ * chunk has its output directory and nothing per child; a child's output
+ * is found by its chunk and task id, for every array job id there, also a
+ * job's files that appear after a first look; an earlier sbctl's layout
+ * (a link per task, the files in the run directory) is still read. */
+static void test_output_lookup(void **state)
+{
+	char got[1024], path[PATH_MAX];
+	struct stat st;
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/jobs/a0/c%d", bench->dir, k);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+		snprintf(path, sizeof(path), "%s/jobs/a0/c%d/0", bench->dir, k);
+		assert_int_equal(lstat(path, &st), -1);
+	}
+	snprintf(path, sizeof(path), "%s/runs/0", bench->dir);
+	assert_int_equal(lstat(path, &st), -1);
+	output_of(3, got, sizeof(got));
+	assert_string_equal(got, "");
+
+	touch(bench->dir, "jobs/a0/c1/slurm-77_1.out");
+	touch(bench->dir, "jobs/a0/c1/slurm-77_1.err");
+	touch(bench->dir, "jobs/a0/c1/slurm-77_0.out"); /* child 2's */
+	touch(bench->dir, "jobs/a0/c1/slurm-x_1.out");  /* not Slurm's */
+	snprintf(path, sizeof(path), "%s/jobs/a0/c1/slurm-77_1.out", bench->dir);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0); /* oldest first */
+	output_of(3, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_1.out jobs/a0/c1/slurm-77_1.err");
+	output_of(2, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_0.out");
+	/* a file made in the same clock tick as a look (the directory's mtime
+	 * as it was): a directory that recent is listed again */
+	snprintf(path, sizeof(path), "%s/jobs/a0/c1", bench->dir);
+	assert_int_equal(stat(path, &st), 0);
+	touch(bench->dir, "jobs/a0/c1/slurm-79_1.out");
+	assert_int_equal(utimensat(AT_FDCWD, path, (struct timespec[2]){ st.st_atim, st.st_mtim }, 0), 0);
+	output_of(3, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_1.out jobs/a0/c1/slurm-77_1.err "
+			    "jobs/a0/c1/slurm-79_1.out");
+	snprintf(path, sizeof(path), "%s/jobs/a0/c1/slurm-79_1.out", bench->dir);
+	assert_int_equal(unlink(path), 0);
+	/* the directory, long settled, gets another job's files */
+	snprintf(path, sizeof(path), "%s/jobs/a0/c1", bench->dir);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	output_of(3, got, sizeof(got)); /* listed, and the listing kept */
+	touch(bench->dir, "jobs/a0/c1/slurm-80_1.err");
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	old[0].tv_sec = old[1].tv_sec = 1000000001; /* moved, however little */
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	output_of(3, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_1.out jobs/a0/c1/slurm-77_1.err "
+			    "jobs/a0/c1/slurm-80_1.err");
+
+	/* an earlier sbctl's chunk: c2/0 -> ../../../runs/4, files in there */
+	snprintf(path, sizeof(path), "%s/jobs/a0/c2/0", bench->dir);
+	assert_int_equal(symlink("../../../runs/4", path), 0);
+	touch(bench->dir, "runs/4/");
+	touch(bench->dir, "runs/4/slurm-90_0.out");
+	snprintf(path, sizeof(path), "%s/runs/4/slurm-90_0.out", bench->dir);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0); /* before attempt 2's, below */
+	touch(bench->dir, "runs/4/result.txt");
+	output_of(4, got, sizeof(got));
+	assert_string_equal(got, "runs/4/slurm-90_0.out");
+	output_of(1, got, sizeof(got)); /* chunk 0: nothing yet, no run dir */
+	assert_string_equal(got, "");
+
+	/* later attempts: {4, 1, 3} in chunks {4, 1} {3} (not in ascending
+	 * order: looked up chunk by chunk), {0, 2, 4} in {0, 2} {4} (a binary
+	 * search over the chunks; 3 falls between them) */
+	{
+		size_t odd[3] = { 4, 1, 3 }, asc[3] = { 0, 2, 4 };
+		struct sb_chunks c = { 0 };
+		struct sb_error err = { 0 };
+
+		assert_int_equal(sb_jobs_layout(bench, 1, odd, 3, NULL, &c, &err), 0);
+		assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+		sb_chunks_release(&c);
+		assert_int_equal(sb_jobs_layout(bench, 2, asc, 3, NULL, &c, &err), 0);
+		assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+		sb_chunks_release(&c);
+	}
+	touch(bench->dir, "jobs/a1/c0/slurm-95_1.out");
+	touch(bench->dir, "jobs/a1/c1/slurm-95_0.out");
+	touch(bench->dir, "jobs/a2/c0/slurm-96_1.out");
+	touch(bench->dir, "jobs/a2/c1/slurm-96_0.out");
+	output_of(1, got, sizeof(got));
+	assert_string_equal(got, "jobs/a1/c0/slurm-95_1.out");
+	output_of(3, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_1.out jobs/a0/c1/slurm-77_1.err "
+			    "jobs/a0/c1/slurm-80_1.err jobs/a1/c1/slurm-95_0.out");
+	output_of(2, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c1/slurm-77_0.out jobs/a2/c0/slurm-96_1.out");
+	output_of(4, got, sizeof(got));
+	assert_string_equal(got, "runs/4/slurm-90_0.out jobs/a2/c1/slurm-96_0.out");
+}
+
 static void test_sbatch_argv(void **state)
 {
 	size_t all[5] = { 0, 1, 2, 3, 4 };
@@ -184,7 +318,7 @@ static void test_sbatch_argv(void **state)
 		;
 	assert_string_equal(argv[0], "sbatch");
 	assert_string_equal(argv[n - 1], c.v[1].script);
-	snprintf(want, sizeof(want), "--output=%s/jobs/a2/c1/%%a/slurm-%%A_%%a.out", bench->dir);
+	snprintf(want, sizeof(want), "--output=%s/jobs/a2/c1/slurm-%%A_%%a.out", bench->dir);
 	{
 		int has_out = 0, has_arr = 0, has_dep = 0, has_part = 0, has_time = 0, has_name = 0;
 		size_t i;
@@ -209,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_script),
 		cmocka_unit_test(test_write_read_discard),
+		cmocka_unit_test(test_output_lookup),
 		cmocka_unit_test(test_sbatch_argv),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

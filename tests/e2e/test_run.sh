@@ -70,8 +70,9 @@ for c in 0 1; do
 	expect "child $c: arg.txt digest" "$(jq -r 'select(.type=="finish") | .results[0].sha256' c.json)" \
 		"$(sha256sum < "$dir/runs/$c/arg.txt" | cut -d' ' -f1)"
 	expect "child $c: never.txt missing" "$(jq -r 'select(.type=="finish") | .results[2].missing' c.json)" true
-	expect "child $c: Slurm's output is in the run directory" \
-		"$(ls "$dir/runs/$c" | grep -c '^slurm-.*\.out$')" 1
+	expect "child $c: Slurm's output is in its chunk's directory, named by array job and task" \
+		"$(ls "$dir/jobs/a0/c0" | grep -c "^slurm-$(jqf s.json '.jobs[0].job_id')_$c\.out\$")" 1
+	expect "child $c: none in its run directory" "$(ls "$dir/runs/$c" | grep -c '^slurm-')" 0
 done
 
 # sbagent wrote only in run directories and its own logs (sbctl wrote the rest at submit)

@@ -33,12 +33,10 @@ static void test_paths(void **state)
 	assert_string_equal(buf, "/b/jobs/.a3.tmp");
 	assert_true(sb_bdir_chunk_file(buf, sizeof(buf), "/b/jobs/.a3.tmp", 4, "map") > 0);
 	assert_string_equal(buf, "/b/jobs/.a3.tmp/chunk-4.map");
-	assert_true(sb_bdir_chunk_links(buf, sizeof(buf), "/b/jobs/a3", 4) > 0);
+	assert_true(sb_bdir_chunk_output(buf, sizeof(buf), "/b/jobs/a3", 4) > 0);
 	assert_string_equal(buf, "/b/jobs/a3/c4");
-	assert_true(sb_bdir_link_target(buf, sizeof(buf), 12) > 0);
-	assert_string_equal(buf, "../../../runs/12");
 	assert_true(sb_bdir_slurm_output(buf, sizeof(buf), "/b", 1, 2) > 0);
-	assert_string_equal(buf, "/b/jobs/a1/c2/%a/slurm-%A_%a");
+	assert_string_equal(buf, "/b/jobs/a1/c2/slurm-%A_%a");
 	assert_true(sb_bdir_log(buf, sizeof(buf), "/b", 12345, 1, "77", 3) > 0);
 	assert_string_equal(buf, "/b/events/12/12345.a1.j77.r3.log");
 	assert_true(sb_bdir_log(buf, sizeof(buf), NULL, 5, 0, "none", 0) > 0);

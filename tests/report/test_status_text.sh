@@ -28,7 +28,7 @@ expect_match "each listed child with its job id and own parameters" "$(cat s.txt
 	$'\n  13 +[0-9]+_13 +model=a repeat=1\n  14 +[0-9]+_14 +model=a repeat=2\n  15 +[0-9]+_15 +model=b repeat=0\n'
 expect "five children listed, the others counted" "$(grep -c '^  [0-9]' s.txt)" 5
 expect "the others counted" "$(grep -c '^  \.\.\. and 7 more (--class failed lists them all)$' s.txt)" 1
-expect_match "the first child's stderr tail" "$(cat s.txt)" $'stderr of 12:\n      \\| diverged at lr 1.2\n      output: .*/runs/12/slurm-[0-9]+_12.\\{out,err\\}'
+expect_match "the first child's stderr tail" "$(cat s.txt)" $'stderr of 12:\n      \\| diverged at lr 1.2\n      output: .*/jobs/a0/c0/slurm-[0-9]+_12.\\{out,err\\}'
 # (a status that records the scheduler's final states says so in one more
 # paragraph, on a loaded machine maybe this one)
 view=$(grep -v '^(recorded the scheduler' s.txt)
