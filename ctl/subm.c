@@ -220,12 +220,27 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* One verified record into out (the records of a log that does not verify
+ * are dropped with all of out by the caller). */
+static int take_record(const struct sb_log_record *rec, void *arg, struct sb_error *err)
+{
+	struct sb_subm *out = arg;
+	struct sb_subm_entry e;
+
+	if (!rec->verified)
+		return 0;
+	if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
+	    (decode(rec, &e) && push(out, &e, err) < 0))
+		return -1;
+	return 0;
+}
+
+/* Streams the log: a log of a million outcomes is never held decoded. */
 static int read_one(const char *path, struct sb_log_verifier *v, const struct sb_log_expect *ex,
 		    struct sb_subm *out, struct sb_error *err)
 {
-	struct sb_log_result *r = sb_log_read_file(v, path, ex, err);
+	struct sb_log_result *r = sb_log_read_file_each(v, path, ex, take_record, out, err);
 	enum sb_log_tail tail;
-	size_t i;
 
 	if (r == NULL)
 		return -1;
@@ -235,15 +250,6 @@ static int read_one(const char *path, struct sb_log_verifier *v, const struct sb
 			  "(inspect it with 'sbctl log')", path, sb_log_result_detail(r));
 		sb_log_result_destroy(r);
 		return -1;
-	}
-	for (i = 0; i < sb_log_result_verified(r); i++) {
-		struct sb_subm_entry e;
-		const struct sb_log_record *rec = sb_log_result_record(r, i);
-		if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
-		    (decode(rec, &e) && push(out, &e, err) < 0)) {
-			sb_log_result_destroy(r);
-			return -1;
-		}
 	}
 	sb_log_result_destroy(r);
 	out->files++;
