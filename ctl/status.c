@@ -367,7 +367,7 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	e.chunk = -1;
 	e.child = child;
 	snprintf(e.job_id, sizeof(e.job_id), "%s", a->sched.row.job_id);
-	snprintf(e.state, sizeof(e.state), "%s", sb_status_sched_state(a, state, sizeof(state)));
+	e.state = sb_status_sched_state(a, state, sizeof(state));
 	e.exit_code = a->sched.row.exit_code;
 	e.signal = a->sched.row.exit_signal;
 	e.end = a->sched.row.end;
