@@ -43,7 +43,7 @@ static int cmp_group(const void *pa, const void *pb)
  * "job 12_3 FAILED ..." of many children is one reason. */
 static char *reason_key(const char *reason, const struct sb_attempt_status *a)
 {
-	const char *hit, *id = a && a->job_id[0] ? a->job_id : NULL;
+	const char *hit, *id = a && a->job_id ? a->job_id : NULL;
 	char *key;
 
 	if (reason == NULL)

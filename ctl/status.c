@@ -204,7 +204,7 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 {
 	struct chunk_subm cs;
 	const struct sb_subm_entry *sub;
-	const char *dup = NULL;
+	const char *dup = NULL, *array_job = NULL;
 	const msgpack_object *tasks;
 	msgpack_unpacked u;
 	char *data;
@@ -222,6 +222,8 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 			return -1;
 		dup = st->dups[st->ndups - 1].job_ids;
 	}
+	if (sub && (array_job = sb_arena_strndup(&st->strings, sub->job_id, strlen(sub->job_id))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (sb_fs_read_file(path, MAP_MAX, &data, &len, err) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
@@ -248,8 +250,13 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 		a->duplicate = dup;
 		a->sched.intent_ns = cs.intent_ns;
 		if (sub) {
-			snprintf(a->array_job, sizeof(a->array_job), "%s", sub->job_id);
-			snprintf(a->job_id, sizeof(a->job_id), "%s_%u", sub->job_id, t);
+			char id[SB_JOB_ID_MAX + 16];
+			int n = snprintf(id, sizeof(id), "%s_%u", array_job, t);
+			a->array_job = array_job;
+			if ((a->job_id = sb_arena_strndup(&st->strings, id, (size_t)n)) == NULL) {
+				sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
 			a->sched.submitted = true;
 			a->sched.submit_ns = cs.submit_ns;
 		}
@@ -600,7 +607,9 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		ch->reused_index = r->source_index;
 		a->attempt = r->source_attempt;
 		a->chunk = a->task = -1;
-		snprintf(a->job_id, sizeof(a->job_id), "%s", r->source_job ? r->source_job : "");
+		if (r->source_job && r->source_job[0] &&
+		    (a->job_id = sb_arena_strndup(&st->strings, r->source_job, strlen(r->source_job))) == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		a->log.has_finish = true; /* the verified finish the record carries */
 		a->log.exit_code = r->exit_code;
 		a->verdict.cls = cls;
@@ -765,6 +774,7 @@ void sb_status_release(struct sb_status *st)
 	free(st->outcome_error);
 	sb_sched_rows_release(&st->acct);
 	sb_sched_rows_release(&st->queue);
+	sb_arena_release(&st->strings);
 	for (i = 0; i < st->nwarnings; i++)
 		free(st->warnings[i]);
 	free(st->warnings);

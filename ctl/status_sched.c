@@ -26,7 +26,7 @@ static char **job_ids(const struct sb_status *st, size_t *n)
 	for (c = 0; c < st->n; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
 			const char *id = st->children[c].attempts[i].array_job;
-			if (!id[0] || (k > 0 && !strcmp(v[k - 1], id)))
+			if (id == NULL || (k > 0 && !strcmp(v[k - 1], id)))
 				continue;
 			if (k == cap) {
 				char **nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*nv));
@@ -213,7 +213,7 @@ static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
 			int64_t earlier;
 
 			a->sched_restart = -1;
-			if (!a->job_id[0])
+			if (a->job_id == NULL)
 				continue;
 			row = find_row(acct_ix, a->job_id, &a->sched_restart);
 			if (row == NULL || row->state == SB_STATE_UNKNOWN)
