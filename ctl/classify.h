@@ -43,7 +43,8 @@ struct sb_log_evidence {
 struct sb_sched_evidence {
 	bool consulted;       /* false with --offline or when sacct failed */
 	bool submitted;       /* a job id was recorded for this run */
-	char submitted_job_id[64]; /* the raw job id sbatch gave the run's task, "" unknown */
+	const char *submitted_job_id; /* the raw job id sbatch gave the run's task,
+	                             NULL or "" unknown */
 	int64_t submit_ns;    /* when the submission was recorded, or 0 */
 	bool cancel_recorded; /* a signed `sbctl cancel` record covers this run */
 	bool has_row;         /* a row (or a reconciled outcome) exists */

@@ -175,13 +175,34 @@ static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct
 	return 0;
 }
 
-static void set_job_id(struct sb_sched_row *r)
+const char *sb_sched_row_job_id(const struct sb_sched_row *r, char buf[SB_SCHED_JOB_ID_LEN])
 {
 	if (r->array_task >= 0)
-		snprintf(r->job_id, sizeof(r->job_id), "%llu_%lld",
+		snprintf(buf, SB_SCHED_JOB_ID_LEN, "%llu_%lld",
 			 (unsigned long long)r->array_job, (long long)r->array_task);
 	else
-		snprintf(r->job_id, sizeof(r->job_id), "%llu", (unsigned long long)r->array_job);
+		snprintf(buf, SB_SCHED_JOB_ID_LEN, "%llu", (unsigned long long)r->array_job);
+	return buf;
+}
+
+int sb_sched_job_id_parse(const char *text, struct sb_sched_row *r)
+{
+	const char *us = strchr(text, '_'), *end = text + strlen(text);
+	uint64_t task;
+	char back[SB_SCHED_JOB_ID_LEN];
+
+	if (us == NULL) {
+		if (parse_u64(text, end, &r->array_job) < 0)
+			return -1;
+		r->array_task = -1;
+	} else {
+		if (parse_u64(text, us, &r->array_job) < 0 || parse_u64(us + 1, end, &task) < 0 ||
+		    task > INT64_MAX)
+			return -1;
+		r->array_task = (int64_t)task;
+	}
+	/* only the text it writes back ("007" is not a JobID Slurm prints) */
+	return strcmp(sb_sched_row_job_id(r, back), text) ? -1 : 0;
 }
 
 /* Emits one row per task of a collapsed array id list "2-5%1" or "1,3,7-9".
@@ -218,7 +239,6 @@ static int expand_tasks(const char *list, struct sb_sched_row *tmpl,
 			if (rows->n >= max_tasks)
 				return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 			tmpl->array_task = (int64_t)t;
-			set_job_id(tmpl);
 			if (push(rows, tmpl, err) < 0)
 				return -1;
 			added++;
@@ -243,7 +263,6 @@ static int add_with_id(char *id, struct sb_sched_row *r,
 		if (parse_u64(id, id + strlen(id), &r->array_job) < 0)
 			return 0;
 		r->array_task = -1;
-		set_job_id(r);
 		if (rows->n >= max_tasks)
 			return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 		return push(rows, r, err) < 0 ? -1 : 1;
@@ -264,7 +283,6 @@ static int add_with_id(char *id, struct sb_sched_row *r,
 	if (parse_u64(us + 1, us + strlen(us), &task) < 0 || task > INT64_MAX)
 		return 0;
 	r->array_task = (int64_t)task;
-	set_job_id(r);
 	if (rows->n >= max_tasks)
 		return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 	return push(rows, r, err) < 0 ? -1 : 1;

@@ -57,7 +57,6 @@ int sb_sched_state_terminal(enum sb_sched_state s);
  * point into the output kept by the rows they came from (valid until
  * sb_sched_rows_release), "" when the scheduler printed none. */
 struct sb_sched_row {
-	char job_id[64];     /* Slurm's JobID text for this task: "123_4" or "123" */
 	uint64_t array_job;  /* 123 for "123_4"; the job id itself when not an array */
 	int64_t array_task;  /* 4 for "123_4"; -1 when not an array task */
 	uint64_t raw_id;     /* JobIDRaw / %A; 0 when not known (collapsed pending rows) */
@@ -70,6 +69,17 @@ struct sb_sched_row {
 	const char *nodes;   /* NodeList (sacct) */
 	const char *reason;  /* pending reason (squeue) */
 };
+
+/* Room for a row's JobID text: two 20-digit numbers, '_' and the NUL. */
+#define SB_SCHED_JOB_ID_LEN 48
+
+/* Slurm's JobID text of a row, "123_4" (or "123" when not an array task),
+ * written into buf; returns buf. */
+const char *sb_sched_row_job_id(const struct sb_sched_row *r, char buf[SB_SCHED_JOB_ID_LEN]);
+
+/* Parses a JobID text as sb_sched_row_job_id writes it into r's array_job
+ * and array_task: 0, or -1 when it is not one. */
+int sb_sched_job_id_parse(const char *text, struct sb_sched_row *r);
 
 /* The local time's offset from UTC for one hour of local time, kept
  * between rows: a zeroed one is empty. */

@@ -333,7 +333,11 @@ static void apply_outcome(struct sb_attempt_status *a, const struct sb_subm_entr
 	struct sb_sched_row *r = &a->sched.row;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->job_id, sizeof(r->job_id), "%s", e->job_id);
+	/* sbctl wrote it from a row: "123_4" (anything else names job 0) */
+	if (sb_sched_job_id_parse(e->job_id, r) < 0) {
+		r->array_job = 0;
+		r->array_task = -1;
+	}
 	r->state = sb_sched_state_parse(e->state, &r->cancelled_by);
 	r->exit_code = e->exit_code;
 	r->exit_signal = e->signal;
@@ -373,7 +377,7 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	e.attempt = a->attempt;
 	e.chunk = -1;
 	e.child = child;
-	snprintf(e.job_id, sizeof(e.job_id), "%s", a->sched.row.job_id);
+	sb_sched_row_job_id(&a->sched.row, e.job_id);
 	e.state = sb_status_sched_state(a, state, sizeof(state));
 	e.exit_code = a->sched.row.exit_code;
 	e.signal = a->sched.row.exit_signal;

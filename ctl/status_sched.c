@@ -95,11 +95,19 @@ struct row_index {
 	size_t n;
 };
 
+/* Rows in the order of their JobID (array job, then task id). */
+static int cmp_key(const struct sb_sched_row *x, uint64_t job, int64_t task)
+{
+	if (x->array_job != job)
+		return (x->array_job > job) - (x->array_job < job);
+	return (x->array_task > task) - (x->array_task < task);
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	const struct sb_sched_row *x = *(const struct sb_sched_row *const *)a;
 	const struct sb_sched_row *y = *(const struct sb_sched_row *const *)b;
-	int c = strcmp(x->job_id, y->job_id);
+	int c = cmp_key(x, y->array_job, y->array_task);
 
 	return c ? c : (x > y) - (x < y);
 }
@@ -131,15 +139,19 @@ static const struct sb_sched_row *find_row(const struct row_index *ix, const cha
 	const struct sb_sched_row *own = NULL, *range = NULL;
 	size_t lo = 0, hi = ix->n;
 	int64_t nown = 0;
+	struct sb_sched_row key;
 
+	*earlier = -1;
+	if (sb_sched_job_id_parse(job_id, &key) < 0)
+		return NULL; /* no row has it: rows have JobIDs of digits */
 	while (lo < hi) { /* the first row whose JobID is not below job_id */
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(ix->v[mid]->job_id, job_id) < 0)
+		if (cmp_key(ix->v[mid], key.array_job, key.array_task) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < ix->n && !strcmp(ix->v[lo]->job_id, job_id); lo++) {
+	for (; lo < ix->n && !cmp_key(ix->v[lo], key.array_job, key.array_task); lo++) {
 		if (ix->v[lo]->raw_id != 0) {
 			own = ix->v[lo];
 			nown++;
