@@ -163,6 +163,8 @@ static int parse_u64(const char *s, const char *e, uint64_t *out)
 
 static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct sb_error *err)
 {
+	struct sb_sched_row *d;
+
 	if (rows->n == rows->cap) {
 		size_t cap = rows->cap ? rows->cap * 2 : 64;
 		struct sb_sched_row *v = realloc(rows->v, cap * sizeof(*v));
@@ -171,7 +173,14 @@ static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct
 		rows->v = v;
 		rows->cap = cap;
 	}
-	rows->v[rows->n++] = *r;
+	d = &rows->v[rows->n];
+	*d = *r;
+	/* the texts, the same for many rows, kept once whatever the output */
+	if ((d->name && (d->name = sb_intern(&rows->texts, d->name)) == NULL) ||
+	    (d->nodes && (d->nodes = sb_intern(&rows->texts, d->nodes)) == NULL) ||
+	    (d->reason && (d->reason = sb_intern(&rows->texts, d->reason)) == NULL))
+		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
+	rows->n++;
 	return 0;
 }
 
@@ -355,15 +364,10 @@ static int squeue_row(char **f, struct sb_sched_row *r, struct sb_sched_tz *tz)
 static int parse_lines(const char *text, size_t nfields, row_fn fn,
 		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
 {
-	char *copy = strdup(text), *line, *save = NULL, **texts;
+	char *copy = strdup(text), *line, *save = NULL;
 
-	texts = copy ? realloc(rows->texts, (rows->ntexts + 1) * sizeof(*texts)) : NULL;
-	if (texts == NULL) {
-		free(copy);
+	if (copy == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
-	}
-	rows->texts = texts;
-	rows->texts[rows->ntexts++] = copy; /* the rows' texts point into it */
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *f[MAX_FIELDS];
 		struct sb_sched_row r;
@@ -380,11 +384,14 @@ static int parse_lines(const char *text, size_t nfields, row_fn fn,
 			continue;
 		}
 		rc = add_with_id(f[0], &r, rows, max_tasks, err);
-		if (rc < 0)
+		if (rc < 0) {
+			free(copy);
 			return -1;
+		}
 		if (rc == 0)
 			rows->skipped++;
 	}
+	free(copy);
 	return 0;
 }
 
@@ -402,13 +409,9 @@ int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tas
 
 void sb_sched_rows_release(struct sb_sched_rows *rows)
 {
-	size_t i;
-
 	if (rows == NULL)
 		return;
-	for (i = 0; i < rows->ntexts; i++)
-		free(rows->texts[i]);
-	free(rows->texts);
+	sb_intern_release(&rows->texts);
 	free(rows->v);
 	memset(rows, 0, sizeof(*rows));
 }

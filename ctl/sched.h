@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl/intern.h"
 #include "sbench/error.h"
 
 #define SB_SACCT_FORMAT "JobID,JobIDRaw,JobName,State,ExitCode,Submit,Start,End,NodeList"
@@ -54,8 +55,9 @@ int sb_sched_state_terminal(enum sb_sched_state s);
 /* One job, or one array task, as the scheduler reports it.  A pending array
  * that sacct or squeue prints collapsed ("123_[2-5%1]") is expanded into one
  * row per task id.  The texts (name, nodes, reason) are never cut short: they
- * point into the output kept by the rows they came from (valid until
- * sb_sched_rows_release), "" when the scheduler printed none. */
+ * point into the interned copies kept by the rows they came from (valid
+ * until sb_sched_rows_release, the output itself is not kept), "" when the
+ * scheduler printed none. */
 struct sb_sched_row {
 	uint64_t array_job;  /* 123 for "123_4"; the job id itself when not an array */
 	int64_t array_task;  /* 4 for "123_4"; -1 when not an array task */
@@ -93,8 +95,7 @@ struct sb_sched_rows {
 	struct sb_sched_row *v;
 	size_t n, cap;
 	size_t skipped; /* lines that were not evidence */
-	char **texts;   /* the outputs the rows' texts point into */
-	size_t ntexts;
+	struct sb_intern texts; /* the rows' texts, each kept once */
 	struct sb_sched_tz tz; /* sb_sched_time_parse's cache for these rows */
 };
 

@@ -779,7 +779,6 @@ void sb_status_release(struct sb_status *st)
 	sb_sched_rows_release(&st->acct);
 	sb_sched_rows_release(&st->queue);
 	sb_arena_release(&st->strings);
-	sb_intern_release(&st->texts);
 	for (i = 0; i < st->nwarnings; i++)
 		free(st->warnings[i]);
 	free(st->warnings);

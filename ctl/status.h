@@ -14,7 +14,6 @@
 #include "ctl/arena.h"
 #include "ctl/bench.h"
 #include "ctl/classify.h"
-#include "ctl/intern.h"
 
 #define SB_SACCT_IDS_PER_CALL 1000
 
@@ -112,9 +111,8 @@ struct sb_status {
 	size_t ndups;
 	char *outcome_error;      /* reconciled outcomes could not be recorded
 	                             (why), NULL when they were or none was due */
-	struct sb_sched_rows acct, queue; /* the scheduler's rows, released once
-	                             the attempts have theirs */
-	struct sb_intern texts;   /* the attempts' rows' texts (name, nodes, reason) */
+	struct sb_sched_rows acct, queue; /* the scheduler's rows (released once
+	                             the attempts have theirs) and their texts */
 	size_t sacct_calls, squeue_calls;
 	size_t counts[SB_CLASS_COUNT];
 	struct sb_child_status *children;

@@ -213,27 +213,13 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 
 /* Gives each submitted attempt its row: sacct's (its latest run), else
  * squeue's; squeue's pending reason where sacct has none. */
-/* Once the attempts have their rows: their texts (job name, node list,
- * pending reason: the same for many children) are interned, and the rows
- * and the scheduler's output they came from are released. */
-static int compact_rows(struct sb_status *st, struct sb_error *err)
+/* Once the attempts have their rows, the rows go (their interned texts,
+ * which the attempts' copies point into, stay). */
+static void drop_rows(struct sb_sched_rows *rows)
 {
-	size_t c, i;
-
-	for (c = 0; c < st->n; c++) {
-		for (i = 0; i < st->children[c].nattempts; i++) {
-			struct sb_sched_row *r = &st->children[c].attempts[i].sched.row;
-			if (!st->children[c].attempts[i].sched.has_row)
-				continue;
-			if ((r->name && (r->name = sb_intern(&st->texts, r->name)) == NULL) ||
-			    (r->nodes && (r->nodes = sb_intern(&st->texts, r->nodes)) == NULL) ||
-			    (r->reason && (r->reason = sb_intern(&st->texts, r->reason)) == NULL))
-				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-		}
-	}
-	sb_sched_rows_release(&st->acct);
-	sb_sched_rows_release(&st->queue);
-	return 0;
+	free(rows->v);
+	rows->v = NULL;
+	rows->n = rows->cap = 0;
 }
 
 static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
@@ -286,7 +272,9 @@ int sb_status_ask_scheduler(struct sb_status *st, const struct sb_status_cfg *o,
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	} else {
 		attach_rows(st, &acct_ix, &queue_ix);
-		rc = compact_rows(st, err);
+		drop_rows(&st->acct);
+		drop_rows(&st->queue);
+		rc = 0;
 	}
 	free(acct_ix.v);
 	free(queue_ix.v);
