@@ -361,22 +361,35 @@ static int squeue_row(char **f, struct sb_sched_row *r, struct sb_sched_tz *tz)
 	return r->state != SB_STATE_UNKNOWN;
 }
 
+/* One line at a time into a buffer of the longest line so far: the rows
+ * keep interned texts, so the output is never copied whole. */
 static int parse_lines(const char *text, size_t nfields, row_fn fn,
 		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
 {
-	char *copy = strdup(text), *line, *save = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
 
-	if (copy == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	while (*text && rc == 0) {
+		size_t len = strcspn(text, "\n");
 		char *f[MAX_FIELDS];
 		struct sb_sched_row r;
-		size_t len = strlen(line);
-		int rc;
 
+		if (len + 1 > cap) {
+			char *v = realloc(line, len + 1);
+			if (v == NULL) {
+				rc = sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
+				break;
+			}
+			line = v;
+			cap = len + 1;
+		}
+		memcpy(line, text, len);
+		line[len] = '\0';
+		text += len + (text[len] == '\n');
 		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		if (line[0] == '\0')
+			line[--len] = '\0';
+		if (len == 0)
 			continue;
 		memset(&r, 0, sizeof(r));
 		if (split(line, f) != nfields || !fn(f, &r, &rows->tz)) {
@@ -384,15 +397,12 @@ static int parse_lines(const char *text, size_t nfields, row_fn fn,
 			continue;
 		}
 		rc = add_with_id(f[0], &r, rows, max_tasks, err);
-		if (rc < 0) {
-			free(copy);
-			return -1;
-		}
 		if (rc == 0)
 			rows->skipped++;
+		rc = rc < 0 ? -1 : 0;
 	}
-	free(copy);
-	return 0;
+	free(line);
+	return rc;
 }
 
 int sb_sacct_parse(const char *text, struct sb_sched_rows *rows, size_t max_tasks,
