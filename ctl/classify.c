@@ -29,6 +29,8 @@ int sb_class_parse(const char *name, enum sb_class *out)
 }
 
 static char oom_reason[] = "(out of memory for the reason)";
+/* the reason of every child that succeeded: one, not one allocation each */
+static char no_reason[] = "";
 
 static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
@@ -37,8 +39,12 @@ static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 {
 	char *r;
 
-	if (vasprintf(&r, fmt, ap) < 0)
+	if (vasprintf(&r, fmt, ap) < 0) {
 		r = oom_reason;
+	} else if (r[0] == '\0') {
+		free(r);
+		r = no_reason;
+	}
 	sb_verdict_release(v);
 	v->reason = r;
 }
@@ -54,7 +60,7 @@ void sb_verdict_set_reason(struct sb_verdict *v, const char *fmt, ...)
 
 void sb_verdict_release(struct sb_verdict *v)
 {
-	if (v->reason != oom_reason)
+	if (v->reason != oom_reason && v->reason != no_reason)
 		free(v->reason);
 	v->reason = NULL;
 }
