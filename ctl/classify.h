@@ -48,6 +48,7 @@ struct sb_sched_evidence {
 	bool cancel_recorded; /* a signed `sbctl cancel` record covers this run */
 	bool has_row;         /* a row (or a reconciled outcome) exists */
 	bool from_outcome;    /* the row is the reconciled outcome recorded earlier */
+	bool outcome_recorded; /* a reconciled outcome is on record (whichever row) */
 	/* not submitted yet: */
 	bool submitting;      /* a submit of this benchmark is running now */
 	const char *submitted_job_id; /* the raw job id sbatch gave the run's task,

@@ -243,6 +243,7 @@ static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
 				continue;
 			a->sched.row = *row;
 			a->sched.has_row = true;
+			a->sched.from_outcome = false; /* the scheduler's, not the outcome's */
 			/* sacct has no pending reason: squeue's, when it says the same */
 			if ((row->reason == NULL || !row->reason[0]) && row->state == SB_STATE_PENDING &&
 			    (q = find_row(queue_ix, a->job_id, &earlier)) != NULL && q->state == row->state)
