@@ -29,6 +29,8 @@ int sb_class_parse(const char *name, enum sb_class *out)
 }
 
 static char oom_reason[] = "(out of memory for the reason)";
+/* the reason of every child that succeeded: one, not one allocation each */
+static char no_reason[] = "";
 
 static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
@@ -37,8 +39,12 @@ static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 {
 	char *r;
 
-	if (vasprintf(&r, fmt, ap) < 0)
+	if (vasprintf(&r, fmt, ap) < 0) {
 		r = oom_reason;
+	} else if (r[0] == '\0') {
+		free(r);
+		r = no_reason;
+	}
 	sb_verdict_release(v);
 	v->reason = r;
 }
@@ -54,7 +60,7 @@ void sb_verdict_set_reason(struct sb_verdict *v, const char *fmt, ...)
 
 void sb_verdict_release(struct sb_verdict *v)
 {
-	if (v->reason != oom_reason)
+	if (v->reason != oom_reason && v->reason != no_reason)
 		free(v->reason);
 	v->reason = NULL;
 }
@@ -166,11 +172,12 @@ static bool settling_since_end(const struct sb_sched_evidence *sched, const stru
 {
 	const struct sb_sched_row *r = &sched->row;
 	int64_t ago = age_s(p, end_ns(r, sched));
+	char rid[SB_SCHED_JOB_ID_LEN];
 
 	if (p->now_ns - end_ns(r, sched) >= p->settle_s * 1000000000LL)
 		return false;
 	verdict(out, SB_CLASS_RUNNING, "job %s ended %" PRId64 " s ago (%s); waiting up to %" PRId64
-		" s for its %s", r->job_id, ago > 0 ? ago : 0, stext, p->settle_s, missing);
+		" s for its %s", sb_sched_row_job_id(r, rid), ago > 0 ? ago : 0, stext, p->settle_s, missing);
 	return true;
 }
 
@@ -179,10 +186,15 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		   enum sb_sched_state st, const char *stext, const char *ltext)
 {
 	const struct sb_sched_row *r = &sched->row;
+	char rid[SB_SCHED_JOB_ID_LEN];
 	bool started = log->present && log->has_start;
 	bool finished = started && log->has_finish;
 	bool exit0 = finished && log->exit_code == 0 && !has(log->error);
 
+	if (sched->has_row)
+		sb_sched_row_job_id(r, rid);
+	else
+		rid[0] = '\0';
 	/* 1. invalid */
 	if (log->present && log->tail != SB_LOG_TAIL_OK && log->tail != SB_LOG_TAIL_TORN) {
 		verdict(out, SB_CLASS_INVALID, "the log does not verify: %s", sb_log_tail_name(log->tail));
@@ -197,10 +209,10 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 	if (started && has(log->job_id) && row && r->raw_id != 0 &&
 	    strtoull(log->job_id, NULL, 10) != r->raw_id) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the log was written by job %s, but the scheduler "
-			"ran this child as job %s (raw id %" PRIu64 ")", log->job_id, r->job_id, r->raw_id);
+			"ran this child as job %s (raw id %" PRIu64 ")", log->job_id, rid, r->raw_id);
 		return;
 	}
-	if (started && has(log->job_id) && sched->submitted_job_id[0] &&
+	if (started && has(log->job_id) && has(sched->submitted_job_id) &&
 	    strcmp(log->job_id, sched->submitted_job_id) != 0) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the log was written by job %s, but job %s was "
 			"submitted for this child", log->job_id, sched->submitted_job_id);
@@ -210,19 +222,19 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		if (settling_since_end(sched, p, stext, "log to appear", out))
 			return;
 		verdict(out, SB_CLASS_INCONSISTENT, "the scheduler says job %s COMPLETED, "
-			"but the log has no start record", r->job_id);
+			"but the log has no start record", rid);
 		return;
 	}
 	if (exit0 && st == SB_STATE_FAILED) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the command finished with exit 0, but the "
-			"scheduler says job %s FAILED (ExitCode %d:%d)", r->job_id, r->exit_code,
+			"scheduler says job %s FAILED (ExitCode %d:%d)", rid, r->exit_code,
 			r->exit_signal);
 		return;
 	}
 	if (finished && (is_active_state(st) || is_pending_state(st)) &&
 	    (p->asked_ns ? p->asked_ns : p->now_ns) - log->finish_ns >= p->settle_s * 1000000000LL) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the finish record is %" PRId64 " s old, but "
-			"the scheduler still says job %s is %s", age_s(p, log->finish_ns), r->job_id, stext);
+			"the scheduler still says job %s is %s", age_s(p, log->finish_ns), rid, stext);
 		return;
 	}
 
@@ -256,7 +268,7 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		if (settling_since_end(sched, p, stext, "log to appear", out))
 			return;
 		verdict(out, SB_CLASS_FAILED, "job %s FAILED (ExitCode %d:%d) before sbagent started",
-			r->job_id, r->exit_code, r->exit_signal);
+			rid, r->exit_code, r->exit_signal);
 		return;
 	}
 
@@ -279,7 +291,7 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		if (settling_since_end(sched, p, stext, "finish record", out))
 			return;
 		verdict(out, SB_CLASS_INCOMPLETE, "started, but no finish record%s, and job %s is %s",
-			log->tail == SB_LOG_TAIL_TORN ? " (torn last record)" : "", r->job_id, stext);
+			log->tail == SB_LOG_TAIL_TORN ? " (torn last record)" : "", rid, stext);
 		return;
 	}
 

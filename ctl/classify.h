@@ -17,10 +17,12 @@
  * limit, a result path may be as long as a spec allows); NULL and "" both
  * mean none. */
 struct sb_log_evidence {
+	/* the flags first, packed: one of these per attempt of every child */
 	bool present;         /* a log file exists for this run */
-	enum sb_log_tail tail;   /* how the verified reading ended */
 	bool has_start;
 	bool has_finish;
+	bool has_usage;       /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
+	enum sb_log_tail tail;   /* how the verified reading ended */
 	char *job_id;         /* SLURM_JOB_ID in the records */
 	int exit_code;        /* finish: -1 when killed by a signal or no finish */
 	int signal;           /* finish: the signal, or 0 */
@@ -33,24 +35,26 @@ struct sb_log_evidence {
 	                         held (ctl/earlystop.h), or none */
 	int64_t finish_ns;    /* time of the finish record, or 0 */
 	int64_t start_ns;     /* time of the start record, or 0 */
-	bool has_usage;       /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
-	double wall_s, cpu_s;
+	double wall_s, cpu_s; /* with has_usage */
 	int64_t max_rss_kb;
 	int64_t last_life_ns; /* newest of the last record's time and the file's mtime */
 };
 
 /* What the scheduler (or the reconciled outcome sbctl recorded) says. */
 struct sb_sched_evidence {
+	/* the flags first, packed */
 	bool consulted;       /* false with --offline or when sacct failed */
 	bool submitted;       /* a job id was recorded for this run */
-	char submitted_job_id[64]; /* the raw job id sbatch gave the run's task, "" unknown */
-	int64_t submit_ns;    /* when the submission was recorded, or 0 */
 	bool cancel_recorded; /* a signed `sbctl cancel` record covers this run */
 	bool has_row;         /* a row (or a reconciled outcome) exists */
 	bool from_outcome;    /* the row is the reconciled outcome recorded earlier */
-	struct sb_sched_row row;
+	bool outcome_recorded; /* a reconciled outcome is on record (whichever row) */
 	/* not submitted yet: */
 	bool submitting;      /* a submit of this benchmark is running now */
+	const char *submitted_job_id; /* the raw job id sbatch gave the run's task,
+	                             NULL or "" unknown */
+	int64_t submit_ns;    /* when the submission was recorded, or 0 */
+	struct sb_sched_row row;
 	int64_t intent_ns;    /* an intent to submit the run's chunk with no outcome
 	                         (no job id, no failure) yet, or 0 */
 };

@@ -224,7 +224,8 @@ static int tail_rank(enum sb_log_tail t)
 static void one_file(struct check *c, const char *path)
 {
 	struct sb_error err = { 0 };
-	struct sb_log_result *r = sb_log_read_file(c->v, path, &c->expect, &err);
+	struct sb_log_result *r = sb_logview_read_file(c->out, c->o->format, path, c->is_dir,
+						       c->v, &c->expect, &err);
 	enum sb_log_tail tail;
 
 	if (r == NULL) {
@@ -233,8 +234,6 @@ static void one_file(struct check *c, const char *path)
 		return;
 	}
 	tail = sb_log_result_tail(r);
-	if (c->out != NULL)
-		sb_logview_file(c->out, c->o->format, path, r, c->is_dir);
 	if (tail != SB_LOG_TAIL_OK)
 		NOTE(c, SB_LOGVIEW_NOTE_PROBLEM, "%s: %s (%s)", path, sb_log_result_detail(r),
 		     sb_log_tail_name(tail));

@@ -363,31 +363,61 @@ static void summary_json(FILE *out, const char *path, size_t records,
 	fputc('\n', out);
 }
 
-void sb_logview_file(FILE *out, enum sb_format fmt, const char *path,
-	const struct sb_log_result *r, bool many)
+/* Where the records of one file go as they are read. */
+struct render {
+	FILE *out;
+	bool json, many;
+	const char *path;
+	bool headed;   /* "== PATH" written */
+};
+
+static void render_head(struct render *rd)
 {
-	size_t i, n = sb_log_result_count(r), nv = sb_log_result_verified(r);
-	enum sb_log_tail tail = sb_log_result_tail(r);
-	const char *detail = sb_log_result_detail(r);
-	bool json = fmt == SB_FORMAT_JSON;
+	if (!rd->headed && !rd->json && rd->many)
+		fprintf(rd->out, "== %s\n", rd->path);
+	rd->headed = true;
+}
+
+static int render_record(const struct sb_log_record *rec, void *arg, struct sb_error *err)
+{
+	struct render *rd = arg;
+
+	(void)err;
+	render_head(rd);
+	if (rd->json) {
+		struct sb_json j;
+		sb_json_init(&j, rd->out);
+		sb_logview_json_record(&j, rec, rd->many ? rd->path : NULL);
+		fputc('\n', rd->out);
+	} else {
+		sb_logview_human_record(rd->out, rec);
+	}
+	return 0;
+}
+
+struct sb_log_result *sb_logview_read_file(FILE *out, enum sb_format fmt, const char *path,
+	bool many, struct sb_log_verifier *v, const struct sb_log_expect *expect,
+	struct sb_error *err)
+{
+	struct render rd = { .out = out, .json = fmt == SB_FORMAT_JSON, .many = many, .path = path };
+	struct sb_log_result *r;
+	size_t n, nv;
+	enum sb_log_tail tail;
+	const char *detail;
 	char hbuf[SB_LOG_HEAD_TEXT_MAX];
 	struct sb_log_head head;
-	bool has_head = sb_log_result_head(r, &head) == 0;
+	bool has_head;
 
-	if (!json && many)
-		fprintf(out, "== %s\n", path);
-	for (i = 0; i < n; i++) {
-		const struct sb_log_record *rec = sb_log_result_record(r, i);
-		if (json) {
-			struct sb_json j;
-			sb_json_init(&j, out);
-			sb_logview_json_record(&j, rec, many ? path : NULL);
-			fputc('\n', out);
-		} else {
-			sb_logview_human_record(out, rec);
-		}
-	}
-	if (json)
+	r = sb_log_read_file_each(v, path, expect, out ? render_record : NULL, &rd, err);
+	if (r == NULL || out == NULL)
+		return r;
+	render_head(&rd);
+	n = sb_log_result_count(r);
+	nv = sb_log_result_verified(r);
+	tail = sb_log_result_tail(r);
+	detail = sb_log_result_detail(r);
+	has_head = sb_log_result_head(r, &head) == 0;
+	if (rd.json)
 		summary_json(out, many ? path : NULL, n, nv, tail, detail,
 			has_head ? &head : NULL, true, 1);
 	else if (tail == SB_LOG_TAIL_OK)
@@ -397,6 +427,7 @@ void sb_logview_file(FILE *out, enum sb_format fmt, const char *path,
 	else
 		fprintf(out, "summary: %s: %zu records, %zu verified, tail %s: %s\n", path,
 			n, nv, sb_log_tail_name(tail), detail);
+	return r;
 }
 
 void sb_logview_total(FILE *out, enum sb_format fmt,

@@ -29,12 +29,17 @@ void sb_logview_json_record(struct sb_json *j, const struct sb_log_record *rec,
  * type (command, exit status, signal...), and UNVERIFIED when not verified. */
 void sb_logview_human_record(FILE *out, const struct sb_log_record *rec);
 
-/* Writes a file's records and its summary in fmt.  many: the file is one
+/* Reads and verifies the log at path (sb_log_read_file_each: its records
+ * are written as they are read, never all held) and writes its records and
+ * its summary in fmt to out (NULL: writes nothing).  many: the file is one
  * of a directory's ("== PATH" before its records, "path" in its JSON
  * records, a JSON summary line naming it); else the single file's JSON
- * summary ("files": 1). */
-void sb_logview_file(FILE *out, enum sb_format fmt, const char *path,
-	const struct sb_log_result *r, bool many);
+ * summary ("files": 1).  Returns the result (counts, tail, head; no
+ * records), or NULL with err when the file cannot be read: then nothing
+ * was written, unless memory ran out part way. */
+struct sb_log_result *sb_logview_read_file(FILE *out, enum sb_format fmt, const char *path,
+	bool many, struct sb_log_verifier *v, const struct sb_log_expect *expect,
+	struct sb_error *err);
 
 /* Writes the last line of a directory's listing: the totals. */
 void sb_logview_total(FILE *out, enum sb_format fmt,

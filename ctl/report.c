@@ -231,7 +231,7 @@ static int write_excluded(struct sb_report *r, struct sb_error *err)
 			const struct sb_attempt_status *a = st->children[g[k].children[i]].latest;
 			fprintf(out, "<tr data-child=\"%zu\"><td>%zu</td><td class=\"mono\">", g[k].children[i],
 				g[k].children[i]);
-			sb_report_esc(out, a && a->job_id[0] ? a->job_id : "-");
+			sb_report_esc(out, a && a->job_id ? a->job_id : "-");
 			fputs("</td><td class=\"mono\">", out);
 			sb_report_params(r, g[k].children[i]);
 			fputs("</td></tr>\n", out);

@@ -12,8 +12,17 @@
 struct tent {
 	size_t c;
 	enum sb_class cls;
-	char *key;          /* the reason, the child's job id in it as "<job>" */
+	bool own;           /* key was allocated (else it is the child's reason) */
+	const char *key;    /* the reason, the child's job id in it as "<job>" */
 };
+
+static void tent_release(struct tent *t)
+{
+	if (t->own)
+		free((char *)t->key);
+	t->key = NULL;
+	t->own = false;
+}
 
 static int cmp_tent(const void *pa, const void *pb)
 {
@@ -40,19 +49,24 @@ static int cmp_group(const void *pa, const void *pb)
 }
 
 /* The reason with the child's own job id in it written "<job>", so that
- * "job 12_3 FAILED ..." of many children is one reason. */
-static char *reason_key(const char *reason, const struct sb_attempt_status *a)
+ * "job 12_3 FAILED ..." of many children is one reason: the reason itself
+ * (t->own false) when it has no job id.  -1 when out of memory. */
+static int reason_key(struct tent *t, const char *reason, const struct sb_attempt_status *a)
 {
-	const char *hit, *id = a && a->job_id[0] ? a->job_id : NULL;
+	const char *hit, *id = a && a->job_id ? a->job_id : NULL;
 	char *key;
 
 	if (reason == NULL)
 		reason = "";
+	t->own = false;
+	t->key = reason;
 	if (id == NULL || (hit = strstr(reason, id)) == NULL)
-		return strdup(reason);
+		return 0;
 	if (asprintf(&key, "%.*s<job>%s", (int)(hit - reason), reason, hit + strlen(id)) < 0)
-		return NULL;
-	return key;
+		return -1;
+	t->own = true;
+	t->key = key;
+	return 0;
 }
 
 int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason_group **groups,
@@ -71,8 +85,8 @@ int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason
 		const struct sb_child_status *ch = &st->children[c];
 		if (!(mask & (1u << ch->cls)))
 			continue;
-		e[n] = (struct tent){ c, ch->cls, reason_key(ch->reason, ch->latest) };
-		if (e[n++].key == NULL)
+		e[n] = (struct tent){ c, ch->cls, false, NULL };
+		if (reason_key(&e[n++], ch->reason, ch->latest) < 0)
 			goto oom;
 	}
 	qsort(e, n, sizeof(*e), cmp_tent);
@@ -81,8 +95,11 @@ int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason
 	for (c = 0; c < n; c++) {
 		members[c] = e[c].c;
 		if (ng == 0 || e[c].cls != g[ng - 1].cls || strcmp(e[c].key, g[ng - 1].reason)) {
-			g[ng++] = (struct sb_reason_group){ e[c].cls, e[c].key, members + c, 0 };
-			e[c].key = NULL; /* the group's now */
+			char *key = e[c].own ? (char *)e[c].key : strdup(e[c].key);
+			if (key == NULL)
+				goto oom;
+			g[ng++] = (struct sb_reason_group){ e[c].cls, key, members + c, 0 };
+			e[c].own = false; /* the group's now */
 		}
 		g[ng - 1].n++;
 	}
@@ -97,8 +114,13 @@ int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason
 		}
 	qsort(g, ng, sizeof(*g), cmp_group);
 	for (c = 0; c < n; c++)
-		free(e[c].key);
+		tent_release(&e[c]);
 	free(e);
+	{ /* as many groups as there are, not one per child */
+		struct sb_reason_group *fit = realloc(g, (ng + 1) * sizeof(*g));
+		if (fit != NULL)
+			g = fit;
+	}
 	if (ng == 0) {
 		free(members);
 	}
@@ -107,7 +129,7 @@ int sb_reason_groups(const struct sb_status *st, unsigned mask, struct sb_reason
 	return 0;
 oom:
 	for (c = 0; c < n; c++)
-		free(e[c].key);
+		tent_release(&e[c]);
 	for (c = 0; c < ng; c++)
 		free(g[c].reason);
 	free(e);

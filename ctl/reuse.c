@@ -354,7 +354,7 @@ static int make_record(const struct sb_status *st, size_t c, size_t to, struct s
 	r->source_attempt = a->attempt;
 	memcpy(r->source_digest, st->bench->digest, 65);
 	if ((r->source_dir = strdup(st->bench->dir)) == NULL || (r->source_log = strdup(a->log_rel)) == NULL ||
-	    (a->job_id[0] && (r->source_job = strdup(a->job_id)) == NULL))
+	    (a->job_id && (r->source_job = strdup(a->job_id)) == NULL))
 		goto out;
 	if (source_head(st->bench->dir, st->bench->digest, (int64_t)c, a->attempt, a->log_rel,
 			r->source_head, &tail, &log, why) < 0)

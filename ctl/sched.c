@@ -163,6 +163,8 @@ static int parse_u64(const char *s, const char *e, uint64_t *out)
 
 static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct sb_error *err)
 {
+	struct sb_sched_row *d;
+
 	if (rows->n == rows->cap) {
 		size_t cap = rows->cap ? rows->cap * 2 : 64;
 		struct sb_sched_row *v = realloc(rows->v, cap * sizeof(*v));
@@ -171,17 +173,45 @@ static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct
 		rows->v = v;
 		rows->cap = cap;
 	}
-	rows->v[rows->n++] = *r;
+	d = &rows->v[rows->n];
+	*d = *r;
+	/* the texts, the same for many rows, kept once whatever the output */
+	if ((d->name && (d->name = sb_intern(&rows->texts, d->name)) == NULL) ||
+	    (d->nodes && (d->nodes = sb_intern(&rows->texts, d->nodes)) == NULL) ||
+	    (d->reason && (d->reason = sb_intern(&rows->texts, d->reason)) == NULL))
+		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
+	rows->n++;
 	return 0;
 }
 
-static void set_job_id(struct sb_sched_row *r)
+const char *sb_sched_row_job_id(const struct sb_sched_row *r, char buf[SB_SCHED_JOB_ID_LEN])
 {
 	if (r->array_task >= 0)
-		snprintf(r->job_id, sizeof(r->job_id), "%llu_%lld",
+		snprintf(buf, SB_SCHED_JOB_ID_LEN, "%llu_%lld",
 			 (unsigned long long)r->array_job, (long long)r->array_task);
 	else
-		snprintf(r->job_id, sizeof(r->job_id), "%llu", (unsigned long long)r->array_job);
+		snprintf(buf, SB_SCHED_JOB_ID_LEN, "%llu", (unsigned long long)r->array_job);
+	return buf;
+}
+
+int sb_sched_job_id_parse(const char *text, struct sb_sched_row *r)
+{
+	const char *us = strchr(text, '_'), *end = text + strlen(text);
+	uint64_t task;
+	char back[SB_SCHED_JOB_ID_LEN];
+
+	if (us == NULL) {
+		if (parse_u64(text, end, &r->array_job) < 0)
+			return -1;
+		r->array_task = -1;
+	} else {
+		if (parse_u64(text, us, &r->array_job) < 0 || parse_u64(us + 1, end, &task) < 0 ||
+		    task > INT64_MAX)
+			return -1;
+		r->array_task = (int64_t)task;
+	}
+	/* only the text it writes back ("007" is not a JobID Slurm prints) */
+	return strcmp(sb_sched_row_job_id(r, back), text) ? -1 : 0;
 }
 
 /* Emits one row per task of a collapsed array id list "2-5%1" or "1,3,7-9".
@@ -218,7 +248,6 @@ static int expand_tasks(const char *list, struct sb_sched_row *tmpl,
 			if (rows->n >= max_tasks)
 				return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 			tmpl->array_task = (int64_t)t;
-			set_job_id(tmpl);
 			if (push(rows, tmpl, err) < 0)
 				return -1;
 			added++;
@@ -243,7 +272,6 @@ static int add_with_id(char *id, struct sb_sched_row *r,
 		if (parse_u64(id, id + strlen(id), &r->array_job) < 0)
 			return 0;
 		r->array_task = -1;
-		set_job_id(r);
 		if (rows->n >= max_tasks)
 			return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 		return push(rows, r, err) < 0 ? -1 : 1;
@@ -264,7 +292,6 @@ static int add_with_id(char *id, struct sb_sched_row *r,
 	if (parse_u64(us + 1, us + strlen(us), &task) < 0 || task > INT64_MAX)
 		return 0;
 	r->array_task = (int64_t)task;
-	set_job_id(r);
 	if (rows->n >= max_tasks)
 		return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 	return push(rows, r, err) < 0 ? -1 : 1;
@@ -334,27 +361,35 @@ static int squeue_row(char **f, struct sb_sched_row *r, struct sb_sched_tz *tz)
 	return r->state != SB_STATE_UNKNOWN;
 }
 
+/* One line at a time into a buffer of the longest line so far: the rows
+ * keep interned texts, so the output is never copied whole. */
 static int parse_lines(const char *text, size_t nfields, row_fn fn,
 		       struct sb_sched_rows *rows, size_t max_tasks, struct sb_error *err)
 {
-	char *copy = strdup(text), *line, *save = NULL, **texts;
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
 
-	texts = copy ? realloc(rows->texts, (rows->ntexts + 1) * sizeof(*texts)) : NULL;
-	if (texts == NULL) {
-		free(copy);
-		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
-	}
-	rows->texts = texts;
-	rows->texts[rows->ntexts++] = copy; /* the rows' texts point into it */
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	while (*text && rc == 0) {
+		size_t len = strcspn(text, "\n");
 		char *f[MAX_FIELDS];
 		struct sb_sched_row r;
-		size_t len = strlen(line);
-		int rc;
 
+		if (len + 1 > cap) {
+			char *v = realloc(line, len + 1);
+			if (v == NULL) {
+				rc = sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
+				break;
+			}
+			line = v;
+			cap = len + 1;
+		}
+		memcpy(line, text, len);
+		line[len] = '\0';
+		text += len + (text[len] == '\n');
 		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		if (line[0] == '\0')
+			line[--len] = '\0';
+		if (len == 0)
 			continue;
 		memset(&r, 0, sizeof(r));
 		if (split(line, f) != nfields || !fn(f, &r, &rows->tz)) {
@@ -362,12 +397,12 @@ static int parse_lines(const char *text, size_t nfields, row_fn fn,
 			continue;
 		}
 		rc = add_with_id(f[0], &r, rows, max_tasks, err);
-		if (rc < 0)
-			return -1;
 		if (rc == 0)
 			rows->skipped++;
+		rc = rc < 0 ? -1 : 0;
 	}
-	return 0;
+	free(line);
+	return rc;
 }
 
 int sb_sacct_parse(const char *text, struct sb_sched_rows *rows, size_t max_tasks,
@@ -384,13 +419,9 @@ int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tas
 
 void sb_sched_rows_release(struct sb_sched_rows *rows)
 {
-	size_t i;
-
 	if (rows == NULL)
 		return;
-	for (i = 0; i < rows->ntexts; i++)
-		free(rows->texts[i]);
-	free(rows->texts);
+	sb_intern_release(&rows->texts);
 	free(rows->v);
 	memset(rows, 0, sizeof(*rows));
 }

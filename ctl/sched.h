@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl/intern.h"
 #include "sbench/error.h"
 
 #define SB_SACCT_FORMAT "JobID,JobIDRaw,JobName,State,ExitCode,Submit,Start,End,NodeList"
@@ -54,10 +55,10 @@ int sb_sched_state_terminal(enum sb_sched_state s);
 /* One job, or one array task, as the scheduler reports it.  A pending array
  * that sacct or squeue prints collapsed ("123_[2-5%1]") is expanded into one
  * row per task id.  The texts (name, nodes, reason) are never cut short: they
- * point into the output kept by the rows they came from (valid until
- * sb_sched_rows_release), "" when the scheduler printed none. */
+ * point into the interned copies kept by the rows they came from (valid
+ * until sb_sched_rows_release, the output itself is not kept), "" when the
+ * scheduler printed none. */
 struct sb_sched_row {
-	char job_id[64];     /* Slurm's JobID text for this task: "123_4" or "123" */
 	uint64_t array_job;  /* 123 for "123_4"; the job id itself when not an array */
 	int64_t array_task;  /* 4 for "123_4"; -1 when not an array task */
 	uint64_t raw_id;     /* JobIDRaw / %A; 0 when not known (collapsed pending rows) */
@@ -71,6 +72,17 @@ struct sb_sched_row {
 	const char *reason;  /* pending reason (squeue) */
 };
 
+/* Room for a row's JobID text: two 20-digit numbers, '_' and the NUL. */
+#define SB_SCHED_JOB_ID_LEN 48
+
+/* Slurm's JobID text of a row, "123_4" (or "123" when not an array task),
+ * written into buf; returns buf. */
+const char *sb_sched_row_job_id(const struct sb_sched_row *r, char buf[SB_SCHED_JOB_ID_LEN]);
+
+/* Parses a JobID text as sb_sched_row_job_id writes it into r's array_job
+ * and array_task: 0, or -1 when it is not one. */
+int sb_sched_job_id_parse(const char *text, struct sb_sched_row *r);
+
 /* The local time's offset from UTC for one hour of local time, kept
  * between rows: a zeroed one is empty. */
 struct sb_sched_tz {
@@ -83,8 +95,7 @@ struct sb_sched_rows {
 	struct sb_sched_row *v;
 	size_t n, cap;
 	size_t skipped; /* lines that were not evidence */
-	char **texts;   /* the outputs the rows' texts point into */
-	size_t ntexts;
+	struct sb_intern texts; /* the rows' texts, each kept once */
 	struct sb_sched_tz tz; /* sb_sched_time_parse's cache for these rows */
 };
 

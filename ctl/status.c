@@ -204,7 +204,7 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 {
 	struct chunk_subm cs;
 	const struct sb_subm_entry *sub;
-	const char *dup = NULL;
+	const char *dup = NULL, *array_job = NULL;
 	const msgpack_object *tasks;
 	msgpack_unpacked u;
 	char *data;
@@ -222,6 +222,8 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 			return -1;
 		dup = st->dups[st->ndups - 1].job_ids;
 	}
+	if (sub && (array_job = sb_arena_strndup(&st->strings, sub->job_id, strlen(sub->job_id))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (sb_fs_read_file(path, MAP_MAX, &data, &len, err) < 0)
 		return -1;
 	msgpack_unpacked_init(&u);
@@ -248,8 +250,13 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 		a->duplicate = dup;
 		a->sched.intent_ns = cs.intent_ns;
 		if (sub) {
-			snprintf(a->array_job, sizeof(a->array_job), "%s", sub->job_id);
-			snprintf(a->job_id, sizeof(a->job_id), "%s_%u", sub->job_id, t);
+			char id[SB_JOB_ID_MAX + 16];
+			int n = snprintf(id, sizeof(id), "%s_%u", array_job, t);
+			a->array_job = array_job;
+			if ((a->job_id = sb_arena_strndup(&st->strings, id, (size_t)n)) == NULL) {
+				sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
 			a->sched.submitted = true;
 			a->sched.submit_ns = cs.submit_ns;
 		}
@@ -326,7 +333,11 @@ static void apply_outcome(struct sb_attempt_status *a, const struct sb_subm_entr
 	struct sb_sched_row *r = &a->sched.row;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->job_id, sizeof(r->job_id), "%s", e->job_id);
+	/* sbctl wrote it from a row: "123_4" (anything else names job 0) */
+	if (sb_sched_job_id_parse(e->job_id, r) < 0) {
+		r->array_job = 0;
+		r->array_task = -1;
+	}
 	r->state = sb_sched_state_parse(e->state, &r->cancelled_by);
 	r->exit_code = e->exit_code;
 	r->exit_signal = e->signal;
@@ -366,8 +377,8 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	e.attempt = a->attempt;
 	e.chunk = -1;
 	e.child = child;
-	snprintf(e.job_id, sizeof(e.job_id), "%s", a->sched.row.job_id);
-	snprintf(e.state, sizeof(e.state), "%s", sb_status_sched_state(a, state, sizeof(state)));
+	sb_sched_row_job_id(&a->sched.row, e.job_id);
+	e.state = sb_status_sched_state(a, state, sizeof(state));
 	e.exit_code = a->sched.row.exit_code;
 	e.signal = a->sched.row.exit_signal;
 	e.end = a->sched.row.end;
@@ -403,10 +414,16 @@ static void gather_records(struct sb_status *st, const struct sb_subm *subm,
 	}
 }
 
-/* Classifies one attempt from the evidence gathered. */
+/* A cancel record: the attempt, and its chunk (-1: every chunk). */
+struct cancel_rec {
+	int64_t attempt, chunk;
+};
+
+/* Classifies one attempt from the evidence gathered (its outcome record,
+ * if any, already its row unless the scheduler gave one). */
 static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
-			     const struct sb_subm_entry *out, const struct sb_subm_entry **cancels,
-			     size_t ncancels, const struct sb_classify_params *p)
+			     const struct cancel_rec *cancels, size_t ncancels,
+			     const struct sb_classify_params *p)
 {
 	size_t k;
 
@@ -415,13 +432,11 @@ static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
 	a->sched.submitting = st->submitting ||
 			      (!a->sched.submitted && a->sched.intent_ns >= st->probed_ns);
 	for (k = 0; k < ncancels; k++)
-		if (cancels[k]->attempt == a->attempt &&
-		    (cancels[k]->chunk < 0 || cancels[k]->chunk == a->chunk))
+		if (cancels[k].attempt == a->attempt &&
+		    (cancels[k].chunk < 0 || cancels[k].chunk == a->chunk))
 			a->sched.cancel_recorded = true;
 	if (a->sched.has_row && a->log.present && a->sched_restart > a->log_restart)
 		forget_earlier_run(a);
-	if (!a->sched.has_row && out)
-		apply_outcome(a, out);
 	sb_classify(&a->log, &a->sched, p, &a->verdict);
 	if (a->duplicate) {
 		char *was = strdup(a->verdict.reason);
@@ -467,6 +482,7 @@ struct gather {
 	size_t *first_attempt;
 	const struct sb_subm_entry **outcomes, **cancels;
 	size_t ncancels;
+	struct cancel_rec *cancel_v; /* the cancels, copied out of the records */
 };
 
 /* A child status for each child of the plan, none with an attempt yet. */
@@ -486,22 +502,28 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
 	return 0;
 }
 
+static int collect_records(struct gather *g, struct sb_error *err);
+
 /* Stage 1, sbctl's own records: which jobs ran which chunks (the
  * submission records and the task maps), and whether a submit runs now. */
 static int read_submissions(struct gather *g, struct sb_error *err)
 {
 	g->st->probed_ns = sb_status_now_ns();
 	g->st->submitting = sb_status_submit_running(g->b->dir) == 1;
-	if (sb_subm_read(g->b, &g->key, &g->subm, err) < 0 || read_maps(g->st, &g->subm, err) < 0)
+	if (sb_subm_read(g->b, &g->key, &g->subm, err) < 0 || read_maps(g->st, &g->subm, err) < 0 ||
+	    collect_records(g, err) < 0)
 		return -1;
 	return 0;
 }
 
-/* Stage 4, the outcomes and cancels recorded in submissions/. */
+/* The outcomes and cancels recorded in submissions/, taken out of the
+ * records, which then go: a benchmark's outcomes are one record per child,
+ * never held beside the logs.  An attempt's outcome is its row until the
+ * scheduler gives one. */
 static int collect_records(struct gather *g, struct sb_error *err)
 {
 	struct sb_status *st = g->st;
-	size_t c;
+	size_t c, i;
 
 	g->first_attempt = calloc(st->n + 1, sizeof(*g->first_attempt));
 	g->cancels = calloc(g->subm.n + 1, sizeof(*g->cancels));
@@ -513,6 +535,30 @@ static int collect_records(struct gather *g, struct sb_error *err)
 	if (g->outcomes == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	gather_records(st, &g->subm, g->first_attempt, g->outcomes, g->cancels, &g->ncancels);
+	g->cancel_v = calloc(g->ncancels + 1, sizeof(*g->cancel_v));
+	if (g->cancel_v == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	for (i = 0; i < g->ncancels; i++) {
+		g->cancel_v[i].attempt = g->cancels[i]->attempt;
+		g->cancel_v[i].chunk = g->cancels[i]->chunk;
+	}
+	for (c = 0; c < st->n; c++) {
+		for (i = 0; i < st->children[c].nattempts; i++) {
+			const struct sb_subm_entry *out = g->outcomes[g->first_attempt[c] + i];
+			if (out) {
+				apply_outcome(&st->children[c].attempts[i], out);
+				st->children[c].attempts[i].sched.outcome_recorded = true;
+			}
+		}
+	}
+	free(g->outcomes);
+	free(g->cancels);
+	g->outcomes = g->cancels = NULL;
+	/* the entries go, the reuse and settings records stay */
+	free(g->subm.v);
+	g->subm.v = NULL;
+	g->subm.n = g->subm.cap = 0;
+	sb_arena_release(&g->subm.strings);
 	return 0;
 }
 
@@ -530,8 +576,7 @@ static void classify_children(struct gather *g)
 	for (c = 0; c < st->n; c++) {
 		struct sb_child_status *ch = &st->children[c];
 		for (i = 0; i < ch->nattempts; i++)
-			classify_attempt(st, &ch->attempts[i], g->outcomes[g->first_attempt[c] + i],
-					 g->cancels, g->ncancels, &p);
+			classify_attempt(st, &ch->attempts[i], g->cancel_v, g->ncancels, &p);
 		ch->latest = ch->nattempts ? &ch->attempts[ch->nattempts - 1] : NULL;
 		if (ch->latest) {
 			ch->cls = ch->latest->verdict.cls;
@@ -600,7 +645,9 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		ch->reused_index = r->source_index;
 		a->attempt = r->source_attempt;
 		a->chunk = a->task = -1;
-		snprintf(a->job_id, sizeof(a->job_id), "%s", r->source_job ? r->source_job : "");
+		if (r->source_job && r->source_job[0] &&
+		    (a->job_id = sb_arena_strndup(&st->strings, r->source_job, strlen(r->source_job))) == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		a->log.has_finish = true; /* the verified finish the record carries */
 		a->log.exit_code = r->exit_code;
 		a->verdict.cls = cls;
@@ -641,7 +688,7 @@ static int record_outcomes(struct gather *g, struct sb_error *err)
 		for (i = 0; rc == 0 && i < ch->nattempts; i++) {
 			const struct sb_attempt_status *a = &ch->attempts[i];
 			/* without an outcome record, a row can only be the scheduler's */
-			if (a->sched.has_row && !g->outcomes[g->first_attempt[c] + i] &&
+			if (a->sched.has_row && !a->sched.outcome_recorded &&
 			    !st->outcome_error && sb_sched_state_terminal(a->sched.row.state) &&
 			    a->verdict.cls != SB_CLASS_RUNNING && a->verdict.cls != SB_CLASS_PENDING &&
 			    a->verdict.cls != SB_CLASS_STALE &&
@@ -663,6 +710,7 @@ static void gather_release(struct gather *g)
 	sb_subm_release(&g->subm);
 	free(g->outcomes);
 	free(g->cancels);
+	free(g->cancel_v);
 	free(g->first_attempt);
 	sb_key_cleanse(&g->key);
 }
@@ -698,8 +746,6 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 	if (sb_status_ask_scheduler(st, o, err) < 0)
 		goto out;
 	if (sb_status_read_logs(st, &g.key, o, err) < 0)
-		goto out;
-	if (collect_records(&g, err) < 0)
 		goto out;
 	classify_children(&g);
 	if (apply_reuses(&g, err) < 0)
@@ -765,6 +811,7 @@ void sb_status_release(struct sb_status *st)
 	free(st->outcome_error);
 	sb_sched_rows_release(&st->acct);
 	sb_sched_rows_release(&st->queue);
+	sb_arena_release(&st->strings);
 	for (i = 0; i < st->nwarnings; i++)
 		free(st->warnings[i]);
 	free(st->warnings);

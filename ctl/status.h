@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctl/arena.h"
 #include "ctl/bench.h"
 #include "ctl/classify.h"
 
@@ -33,8 +34,9 @@ struct sb_metric {
 struct sb_attempt_status {
 	int64_t attempt;
 	int64_t chunk, task;
-	char array_job[SB_JOB_ID_MAX]; /* the array's job id, "" when never submitted */
-	char job_id[SB_JOB_ID_MAX + 16]; /* Slurm's JobID text "123_4", "" when none */
+	const char *array_job;    /* the array's job id, NULL when never submitted
+	                             (shared by the attempts of a chunk) */
+	const char *job_id;       /* Slurm's JobID text "123_4", NULL when none */
 	const char *duplicate;    /* the chunk was submitted more than once: the
 	                             array job ids, "1234 and 1240" (in st->dups) */
 	char *log_rel;            /* the log read, relative to the benchmark dir, NULL none */
@@ -109,7 +111,8 @@ struct sb_status {
 	size_t ndups;
 	char *outcome_error;      /* reconciled outcomes could not be recorded
 	                             (why), NULL when they were or none was due */
-	struct sb_sched_rows acct, queue; /* the rows' texts live here */
+	struct sb_sched_rows acct, queue; /* the scheduler's rows (released once
+	                             the attempts have theirs) and their texts */
 	size_t sacct_calls, squeue_calls;
 	size_t counts[SB_CLASS_COUNT];
 	struct sb_child_status *children;
@@ -120,6 +123,7 @@ struct sb_status {
 	char **warnings;          /* what could not be settled, one line each
 	                             (sb_status_warning) */
 	size_t nwarnings;
+	struct sb_arena strings;  /* the attempts' job ids */
 };
 
 /* Computes the status of the benchmark b, planned (sb_bench_plan), into st

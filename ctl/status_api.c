@@ -257,7 +257,7 @@ const char *sb_status_child_job_id(const struct sb_status *st, size_t i)
 {
 	const struct sb_attempt_status *a = i < st->n ? st->children[i].latest : NULL;
 
-	return a && a->job_id[0] ? a->job_id : NULL;
+	return a && a->job_id ? a->job_id : NULL;
 }
 
 int64_t sb_status_child_attempt(const struct sb_status *st, size_t i)

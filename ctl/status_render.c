@@ -123,7 +123,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 		else
 			sb_json_null(&j);
 		sb_json_key(&j, "job_id");
-		sb_json_str(&j, a && a->job_id[0] ? a->job_id : NULL);
+		sb_json_str(&j, a && a->job_id ? a->job_id : NULL);
 		sb_json_key(&j, "scheduler_state");
 		sb_json_str(&j, a ? sb_status_sched_state(a, state, sizeof(state)) : NULL);
 		sb_json_key(&j, "exit_code");
@@ -160,7 +160,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 			sb_json_key(&j, "attempt");
 			sb_json_int(&j, x->attempt);
 			sb_json_key(&j, "job_id");
-			sb_json_str(&j, x->job_id[0] ? x->job_id : NULL);
+			sb_json_str(&j, x->job_id);
 			sb_json_key(&j, "class");
 			sb_json_str(&j, sb_class_name(x->verdict.cls));
 			sb_json_key(&j, "reason");
@@ -212,7 +212,7 @@ static void print_group(FILE *out, const struct sb_status *st, const struct sb_r
 	shown = n < limit ? n : limit;
 	for (i = 0; i < shown; i++) {
 		const struct sb_attempt_status *a = st->children[c[i]].latest;
-		const char *job = a && a->job_id[0] ? a->job_id : "-";
+		const char *job = a && a->job_id ? a->job_id : "-";
 
 		words = sb_param_share_text(st, ps, c[i], false, NULL);
 		if (words != NULL && *words)

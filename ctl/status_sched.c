@@ -26,7 +26,7 @@ static char **job_ids(const struct sb_status *st, size_t *n)
 	for (c = 0; c < st->n; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
 			const char *id = st->children[c].attempts[i].array_job;
-			if (!id[0] || (k > 0 && !strcmp(v[k - 1], id)))
+			if (id == NULL || (k > 0 && !strcmp(v[k - 1], id)))
 				continue;
 			if (k == cap) {
 				char **nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*nv));
@@ -95,11 +95,19 @@ struct row_index {
 	size_t n;
 };
 
+/* Rows in the order of their JobID (array job, then task id). */
+static int cmp_key(const struct sb_sched_row *x, uint64_t job, int64_t task)
+{
+	if (x->array_job != job)
+		return (x->array_job > job) - (x->array_job < job);
+	return (x->array_task > task) - (x->array_task < task);
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	const struct sb_sched_row *x = *(const struct sb_sched_row *const *)a;
 	const struct sb_sched_row *y = *(const struct sb_sched_row *const *)b;
-	int c = strcmp(x->job_id, y->job_id);
+	int c = cmp_key(x, y->array_job, y->array_task);
 
 	return c ? c : (x > y) - (x < y);
 }
@@ -131,15 +139,19 @@ static const struct sb_sched_row *find_row(const struct row_index *ix, const cha
 	const struct sb_sched_row *own = NULL, *range = NULL;
 	size_t lo = 0, hi = ix->n;
 	int64_t nown = 0;
+	struct sb_sched_row key;
 
+	*earlier = -1;
+	if (sb_sched_job_id_parse(job_id, &key) < 0)
+		return NULL; /* no row has it: rows have JobIDs of digits */
 	while (lo < hi) { /* the first row whose JobID is not below job_id */
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(ix->v[mid]->job_id, job_id) < 0)
+		if (cmp_key(ix->v[mid], key.array_job, key.array_task) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < ix->n && !strcmp(ix->v[lo]->job_id, job_id); lo++) {
+	for (; lo < ix->n && !cmp_key(ix->v[lo], key.array_job, key.array_task); lo++) {
 		if (ix->v[lo]->raw_id != 0) {
 			own = ix->v[lo];
 			nown++;
@@ -201,6 +213,15 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 
 /* Gives each submitted attempt its row: sacct's (its latest run), else
  * squeue's; squeue's pending reason where sacct has none. */
+/* Once the attempts have their rows, the rows go (their interned texts,
+ * which the attempts' copies point into, stay). */
+static void drop_rows(struct sb_sched_rows *rows)
+{
+	free(rows->v);
+	rows->v = NULL;
+	rows->n = rows->cap = 0;
+}
+
 static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
 			const struct row_index *queue_ix)
 {
@@ -213,7 +234,7 @@ static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
 			int64_t earlier;
 
 			a->sched_restart = -1;
-			if (!a->job_id[0])
+			if (a->job_id == NULL)
 				continue;
 			row = find_row(acct_ix, a->job_id, &a->sched_restart);
 			if (row == NULL || row->state == SB_STATE_UNKNOWN)
@@ -222,6 +243,7 @@ static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
 				continue;
 			a->sched.row = *row;
 			a->sched.has_row = true;
+			a->sched.from_outcome = false; /* the scheduler's, not the outcome's */
 			/* sacct has no pending reason: squeue's, when it says the same */
 			if ((row->reason == NULL || !row->reason[0]) && row->state == SB_STATE_PENDING &&
 			    (q = find_row(queue_ix, a->job_id, &earlier)) != NULL && q->state == row->state)
@@ -251,6 +273,8 @@ int sb_status_ask_scheduler(struct sb_status *st, const struct sb_status_cfg *o,
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	} else {
 		attach_rows(st, &acct_ix, &queue_ix);
+		drop_rows(&st->acct);
+		drop_rows(&st->queue);
 		rc = 0;
 	}
 	free(acct_ix.v);

@@ -28,8 +28,36 @@ static void entry_init(struct sb_subm_entry *e)
 	e->exit_code = e->signal = -1;
 }
 
+/* The strings of an entry as a record keeps them: never NULL, cut short
+ * at their limits; in buffers of the caller. */
+struct entry_strs {
+	char job_name[SB_SUBM_JOB_NAME_MAX + 1];
+	char state[SB_SUBM_STATE_MAX + 1];
+	char error[SB_SUBM_ERROR_MAX + 1];
+};
+
+static void normalize(const struct sb_subm_entry *e, struct entry_strs *b, struct sb_subm_entry *out)
+{
+	*out = *e;
+	snprintf(b->job_name, sizeof(b->job_name), "%s", e->job_name ? e->job_name : "");
+	snprintf(b->state, sizeof(b->state), "%s", e->state ? e->state : "");
+	snprintf(b->error, sizeof(b->error), "%s", e->error ? e->error : "");
+	out->job_name = b->job_name;
+	out->state = b->state;
+	out->error = b->error;
+}
+
+/* A copy of str in s's arena ("" needs none), or NULL when out of memory. */
+static const char *keep_str(struct sb_subm *s, const char *str)
+{
+	return str[0] ? sb_arena_strndup(&s->strings, str, strlen(str)) : "";
+}
+
+/* Adds a normalized entry, its strings copied into s. */
 static int push(struct sb_subm *s, const struct sb_subm_entry *e, struct sb_error *err)
 {
+	struct sb_subm_entry *d;
+
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 16;
 		struct sb_subm_entry *v = realloc(s->v, cap * sizeof(*v));
@@ -38,7 +66,12 @@ static int push(struct sb_subm *s, const struct sb_subm_entry *e, struct sb_erro
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = *e;
+	d = &s->v[s->n];
+	*d = *e;
+	if ((d->job_name = keep_str(s, e->job_name)) == NULL || (d->state = keep_str(s, e->state)) == NULL ||
+	    (d->error = keep_str(s, e->error)) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	s->n++;
 	return 0;
 }
 
@@ -138,14 +171,19 @@ static int decode_reuse(const struct sb_log_record *rec, struct sb_subm *s, stru
 	return 1;
 }
 
-/* Fills e from a record; 0 when the record is not a submissions record. */
-static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
+/* Fills e from a record, its strings in b; 0 when the record is not a
+ * submissions record. */
+static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e, struct entry_strs *b)
 {
 	const msgpack_object *p = &rec->payload;
 	size_t t;
 	uint32_t i;
 
 	entry_init(e);
+	b->job_name[0] = b->state[0] = b->error[0] = '\0';
+	e->job_name = b->job_name;
+	e->state = b->state;
+	e->error = b->error;
 	for (t = 0; t < NTYPES; t++)
 		if (!strcmp(rec->type, type_names[t]))
 			break;
@@ -168,9 +206,9 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e)
 		else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
 		else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
 		else if (!strcmp(key, "job")) copy_str(v, e->job_id, sizeof(e->job_id));
-		else if (!strcmp(key, "job_name")) copy_str(v, e->job_name, sizeof(e->job_name));
-		else if (!strcmp(key, "state")) copy_str(v, e->state, sizeof(e->state));
-		else if (!strcmp(key, "error")) copy_str(v, e->error, sizeof(e->error));
+		else if (!strcmp(key, "job_name")) copy_str(v, b->job_name, sizeof(b->job_name));
+		else if (!strcmp(key, "state")) copy_str(v, b->state, sizeof(b->state));
+		else if (!strcmp(key, "error")) copy_str(v, b->error, sizeof(b->error));
 	}
 	return 1;
 }
@@ -220,12 +258,28 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* One verified record into out (the records of a log that does not verify
+ * are dropped with all of out by the caller). */
+static int take_record(const struct sb_log_record *rec, void *arg, struct sb_error *err)
+{
+	struct sb_subm *out = arg;
+	struct sb_subm_entry e;
+	struct entry_strs b;
+
+	if (!rec->verified)
+		return 0;
+	if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
+	    (decode(rec, &e, &b) && push(out, &e, err) < 0))
+		return -1;
+	return 0;
+}
+
+/* Streams the log: a log of a million outcomes is never held decoded. */
 static int read_one(const char *path, struct sb_log_verifier *v, const struct sb_log_expect *ex,
 		    struct sb_subm *out, struct sb_error *err)
 {
-	struct sb_log_result *r = sb_log_read_file(v, path, ex, err);
+	struct sb_log_result *r = sb_log_read_file_each(v, path, ex, take_record, out, err);
 	enum sb_log_tail tail;
-	size_t i;
 
 	if (r == NULL)
 		return -1;
@@ -235,15 +289,6 @@ static int read_one(const char *path, struct sb_log_verifier *v, const struct sb
 			  "(inspect it with 'sbctl log')", path, sb_log_result_detail(r));
 		sb_log_result_destroy(r);
 		return -1;
-	}
-	for (i = 0; i < sb_log_result_verified(r); i++) {
-		struct sb_subm_entry e;
-		const struct sb_log_record *rec = sb_log_result_record(r, i);
-		if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
-		    (decode(rec, &e) && push(out, &e, err) < 0)) {
-			sb_log_result_destroy(r);
-			return -1;
-		}
 	}
 	sb_log_result_destroy(r);
 	out->files++;
@@ -308,6 +353,13 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 	}
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_time);
+	if (out->n > 0 && out->n < out->cap) { /* a million outcomes: no slack */
+		struct sb_subm_entry *fit = realloc(out->v, out->n * sizeof(*fit));
+		if (fit != NULL) {
+			out->v = fit;
+			out->cap = out->n;
+		}
+	}
 	if (out->nsettings > 1)
 		qsort(out->settings, out->nsettings, sizeof(*out->settings), settings_by_time);
 	if (out->nreuses > 1)
@@ -326,6 +378,7 @@ void sb_subm_release(struct sb_subm *s)
 	for (size_t i = 0; i < s->nreuses; i++)
 		sb_reuse_release(&s->reuses[i]);
 	free(s->reuses);
+	sb_arena_release(&s->strings);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -557,7 +610,8 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 		   struct sb_error *err)
 {
 	struct sb_canon c;
-	struct sb_subm_entry copy = *e;
+	struct sb_subm_entry copy;
+	struct entry_strs b;
 	struct timespec ts;
 	int rc;
 
@@ -565,8 +619,9 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 		w->failed = true;
 		return -1;
 	}
+	normalize(e, &b, &copy);
 	sb_canon_init(&c, 1 << 16);
-	encode(e, &c);
+	encode(&copy, &c);
 	rc = c.failed ? sb_errorf(err, "submission record too large")
 		      : sb_log_writer_append(w->w, type_names[e->type], c.buf, c.len, err);
 	sb_canon_release(&c);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl/arena.h"
 #include "ctl/bench.h"
 #include "ctl/settings.h"
 #include "sbench/key.h"
@@ -21,7 +22,15 @@ enum sb_subm_type {
 	SB_SUBM_OUTCOME,
 };
 
-/* One verified record; fields a type does not have are -1 / "". */
+/* The longest job name, state and error text a record keeps (longer
+ * ones are cut short there, as they always were). */
+#define SB_SUBM_JOB_NAME_MAX 95
+#define SB_SUBM_STATE_MAX 63
+#define SB_SUBM_ERROR_MAX 255
+
+/* One verified record; fields a type does not have are -1 / "".  The
+ * strings may be NULL (none) in an entry given to sb_subm_append; in a
+ * struct sb_subm they are never NULL and live in its arena. */
 struct sb_subm_entry {
 	enum sb_subm_type type;
 	int64_t time_ns;
@@ -30,13 +39,13 @@ struct sb_subm_entry {
 	int64_t child;          /* outcome */
 	bool recovered;         /* submitted: found by name after an unknown outcome */
 	char job_id[64];        /* submitted, outcome */
-	char job_name[96];
-	char state[64];         /* outcome: the scheduler's final State text */
+	const char *job_name;   /* submitted */
+	const char *state;      /* outcome: the scheduler's final State text */
 	int exit_code, signal;  /* outcome: ExitCode N:S */
 	int64_t end;            /* outcome: End, seconds */
 	int64_t start, submit;  /* outcome: Start and Submit, seconds; 0 = none
 	                           (v3, for the spans: written only when > 0) */
-	char error[256];        /* submit_failed */
+	const char *error;      /* submit_failed */
 };
 
 /* A settings record: the sbatch settings of an attempt outside the
@@ -55,6 +64,7 @@ struct sb_subm {
 	size_t nsettings;
 	struct sb_reuse *reuses; /* reuse records (ctl/reuse.h), by time */
 	size_t nreuses;
+	struct sb_arena strings; /* the entries' strings */
 };
 
 /* Reads and verifies every log in b's submissions/.  A log that does not

@@ -248,7 +248,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 	e.chunk = (int64_t)k;
 	e.child = e.end = -1;
 	e.exit_code = e.signal = -1;
-	snprintf(e.job_name, sizeof(e.job_name), "%s", ch->name);
+	e.job_name = ch->name;
 	if (intent) {
 		/* an earlier sbatch whose outcome is unknown: look for its job
 		 * long enough for a submission in flight or a lagging sacct */
@@ -290,7 +290,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 			 * silent: still unknown, the next submit looks again */
 			if (found == 0) {
 				e.type = SB_SUBM_SUBMIT_FAILED;
-				snprintf(e.error, sizeof(e.error), "%.255s", why.msg);
+				e.error = why.msg; /* cut at SB_SUBM_ERROR_MAX */
 				sb_subm_append(w, &e, subm, NULL);
 			}
 			sig = sb_proc_resume_interrupts(&saved);
@@ -305,7 +305,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 		e.recovered = *recovered = true;
 	}
 	e.type = SB_SUBM_SUBMITTED;
-	e.error[0] = '\0';
+	e.error = NULL;
 	snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
 	*now = true;
 	if (sb_subm_append(w, &e, subm, err) < 0) {
@@ -1137,7 +1137,7 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 		c.child = c.end = -1;
 		c.exit_code = c.signal = -1;
 		snprintf(c.job_id, sizeof(c.job_id), "%s", e->job_id);
-		snprintf(c.job_name, sizeof(c.job_name), "%s", e->job_name);
+		c.job_name = e->job_name;
 		if (sb_subm_append(w, &c, NULL, err) < 0)
 			goto out;
 		snprintf(res->jobs[res->njobs].job_id, sizeof(res->jobs[res->njobs].job_id), "%s",

@@ -66,6 +66,7 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 	struct sb_attempt_settings check = { 0 };
 	struct sb_submit_result *r = NULL;
 	struct sb_status st;
+	struct sb_bench *b;
 	size_t *children = NULL, n = 0, c;
 	int rc;
 
@@ -98,16 +99,21 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 	for (c = 0; c < st.n; c++)
 		if (want[st.children[c].cls])
 			children[n++] = c;
-	rc = sb_submit_rerun_children(ctx, st.bench, children, n, opts, r, err);
+	/* the children chosen, the status goes before the submit reads the
+	 * records again: never both of them per child at once */
+	b = st.bench; /* sb_status_run made st own it */
+	st.owns_bench = false;
+	sb_status_release(&st);
+	rc = sb_submit_rerun_children(ctx, b, children, n, opts, r, err);
 	r->kind = SB_SUBMIT_KIND_RERUN;
 	if (r->dir && (r->classes = strdup(classes)) == NULL)
 		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (rc == 0 && r->dry_run) {
-		r->dry_bench = st.bench; /* planned: the dry run's rendering needs it */
-		st.bench = NULL;
+		r->dry_bench = b; /* planned: the dry run's rendering needs it */
+		b = NULL;
 	}
 	free(children);
-	sb_status_release(&st);
+	sb_bench_destroy(b);
 	hand_over(r, rc, res);
 	return rc;
 }

@@ -31,6 +31,18 @@ struct sb_log_result {
 	enum sb_log_tail tail;
 	uint64_t tail_offset;
 	bool lone;                       /* one frame alone: no chain to check */
+	uint8_t last_tag[SB_LOG_TAG_LEN]; /* of the last verified record */
+	uint64_t last_end;               /* the byte after it */
+	const struct sb_log_head *want;  /* a head seen before, or NULL */
+	uint8_t at_want_tag[SB_LOG_TAG_LEN]; /* record want->count - 1: its tag */
+	uint64_t at_want_off;            /* and offset */
+	/* streaming (sb_log_read_file_each): record 0 stays, every later one
+	 * takes slot 1 and the scratch zone, both reused once each() saw it */
+	bool stream;
+	msgpack_zone *scratch;
+	sb_log_each_fn each;
+	void *arg;
+	bool each_failed;                /* each() failed: its error stands */
 	char detail[SB_ERROR_MAX + 256]; /* fits the prefix, the words and a why */
 };
 
@@ -166,6 +178,11 @@ static const char *foreign_reason(const struct sb_run_ident *r,
 
 static struct sb_log_record *add_record(struct sb_log_result *r)
 {
+	if (r->stream) { /* recs has 2 slots */
+		if (r->count > 0)
+			msgpack_zone_clear(r->scratch);
+		return &r->recs[r->count++ > 0];
+	}
 	if (r->count == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 8;
 		struct sb_log_record *p = realloc(r->recs, cap * sizeof(*p));
@@ -221,7 +238,8 @@ static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
 		*nomem = true;
 		return NULL;
 	}
-	rc = sb_record_decode_body(f->body, f->body_len, r->zone, rec, why);
+	rc = sb_record_decode_body(f->body, f->body_len,
+		r->stream && r->count > 1 ? r->scratch : r->zone, rec, why);
 	if (rc < 0) {
 		*nomem = rc == SB_RECORD_NOMEM;
 		r->count--;
@@ -234,17 +252,46 @@ static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
 	return rec;
 }
 
+/* Hands a record to each() when streaming.  -1 when each() failed. */
+static int emit(struct sb_log_result *r, const struct sb_log_record *rec, struct sb_error *err)
+{
+	if (r->each != NULL && r->each(rec, r->arg, err) < 0) {
+		r->each_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Records rec as the next of the verified prefix. */
+static int mark_verified(struct sb_log_result *r, struct sb_log_record *rec,
+	struct sb_error *err)
+{
+	rec->verified = true;
+	r->verified++;
+	memcpy(r->last_tag, rec->tag, SB_LOG_TAG_LEN);
+	r->last_end = rec->offset + rec->size;
+	if (r->want != NULL && r->verified == r->want->count) {
+		memcpy(r->at_want_tag, rec->tag, SB_LOG_TAG_LEN);
+		r->at_want_off = rec->offset;
+	}
+	return emit(r, rec, err);
+}
+
 /* After the verified prefix: add the records that still decode.  -1 when
- * memory ran out. */
+ * memory ran out (or each() failed). */
 static int decode_rest(struct sb_log_result *r, uint64_t off, struct sb_error *err)
 {
 	struct sb_frame f;
+	struct sb_log_record *rec;
 	bool nomem = false;
 
 	while (off < r->len &&
 	       sb_frame_parse(r->data + off, r->len - off, &f) == SB_FRAME_OK &&
-	       decode_at(r, off, &f, &nomem, NULL) != NULL)
+	       (rec = decode_at(r, off, &f, &nomem, NULL)) != NULL) {
+		if (emit(r, rec, err) < 0)
+			return -1;
 		off += f.size;
+	}
 	return nomem ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 }
 
@@ -265,6 +312,7 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 	int ok;
 
 	r->tail = SB_LOG_TAIL_OK;
+	r->want = expect ? expect->head : NULL;
 	while (off < r->len) {
 		size_t i = r->count;
 		if (r->lone && i > 0) {
@@ -300,34 +348,36 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 			return 0;
 		}
 		if (mac == NULL) {
+			if (emit(r, rec, err) < 0)
+				return -1;
 			off += f.size;
 			continue;
 		}
 		reason = foreign_reason(&rec->id, i ? &r->recs[0].id : NULL, want);
 		if (reason != NULL) {
 			set_tail(r, SB_LOG_TAIL_FOREIGN, i, off, reason);
-			return decode_rest(r, off + f.size, err);
+			return emit(r, rec, err) < 0 ? -1 : decode_rest(r, off + f.size, err);
 		}
 		if (r->lone) {
-			rec->verified = true;
-			r->verified++;
+			if (mark_verified(r, rec, err) < 0)
+				return -1;
 			off += f.size;
 			continue;
 		}
 		if (rec->seq != i) {
 			snprintf(buf, sizeof(buf), "seq is %" PRIu64 ", expected %zu", rec->seq, i);
 			set_tail(r, SB_LOG_TAIL_CHAIN_BREAK, i, off, buf);
-			return decode_rest(r, off + f.size, err);
+			return emit(r, rec, err) < 0 ? -1 : decode_rest(r, off + f.size, err);
 		}
 		if (i == 0 ? rec->has_prev :
-		    !rec->has_prev || CRYPTO_memcmp(rec->prev, r->recs[i - 1].tag, SB_LOG_TAG_LEN) != 0) {
+		    !rec->has_prev || CRYPTO_memcmp(rec->prev, r->last_tag, SB_LOG_TAG_LEN) != 0) {
 			set_tail(r, SB_LOG_TAIL_CHAIN_BREAK, i, off,
 				i == 0 ? "the first record names a previous one" :
 				"prev is not the tag of the record before");
-			return decode_rest(r, off + f.size, err);
+			return emit(r, rec, err) < 0 ? -1 : decode_rest(r, off + f.size, err);
 		}
-		rec->verified = true;
-		r->verified++;
+		if (mark_verified(r, rec, err) < 0)
+			return -1;
 		off += f.size;
 	}
 	r->tail_offset = off;
@@ -337,21 +387,18 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 static void check_head(struct sb_log_result *r, const struct sb_log_head *head)
 {
 	char buf[160];
-	const struct sb_log_record *last;
 
 	if (r->tail != SB_LOG_TAIL_OK && r->tail != SB_LOG_TAIL_TORN)
 		return; /* a tamper class says more than rollback */
 	if (r->verified < head->count) {
-		uint64_t off = r->verified ? r->recs[r->verified - 1].offset +
-			r->recs[r->verified - 1].size : 0;
+		uint64_t off = r->verified ? r->last_end : 0;
 		snprintf(buf, sizeof(buf), "%zu verified records, the head has %" PRIu64,
 			r->verified, head->count);
 		set_tail(r, SB_LOG_TAIL_ROLLBACK, r->verified, off, buf);
 		return;
 	}
-	last = &r->recs[head->count - 1];
-	if (CRYPTO_memcmp(last->tag, head->tag, SB_LOG_TAG_LEN) != 0)
-		set_tail(r, SB_LOG_TAIL_ROLLBACK, (size_t)head->count - 1, last->offset,
+	if (CRYPTO_memcmp(r->at_want_tag, head->tag, SB_LOG_TAG_LEN) != 0)
+		set_tail(r, SB_LOG_TAIL_ROLLBACK, (size_t)head->count - 1, r->at_want_off,
 			"its tag differs from the head's (a different history)");
 }
 
@@ -373,18 +420,38 @@ static struct sb_log_result *result_new(uint8_t *data, size_t len,
 	return r;
 }
 
+/* What sb_log_read_file_each streams to. */
+struct each_cfg {
+	sb_log_each_fn each;
+	void *arg;
+};
+
 static struct sb_log_result *read_owned(struct sb_log_verifier *v,
 	uint8_t *data, size_t len, const struct sb_log_expect *expect,
-	struct sb_error *err)
+	const struct each_cfg *ec, struct sb_error *err)
 {
 	struct sb_log_result *r = result_new(data, len, err);
 
 	if (r == NULL)
 		return NULL;
+	if (ec != NULL) {
+		r->stream = true;
+		r->each = ec->each;
+		r->arg = ec->arg;
+		r->scratch = msgpack_zone_new(2048);
+		r->recs = calloc(2, sizeof(*r->recs));
+		r->cap = 2;
+		if (r->scratch == NULL || r->recs == NULL) {
+			sb_log_result_destroy(r);
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			return NULL;
+		}
+	}
 	if (walk(r, v ? v->mac : NULL, expect, err) < 0) {
 		/* not a verdict on the file: the caller must not see a tail class */
+		if (!r->each_failed)
+			sb_error_prefix(err, "cannot verify the log");
 		sb_log_result_destroy(r);
-		sb_error_prefix(err, "cannot verify the log");
 		return NULL;
 	}
 	if (v != NULL && expect != NULL && expect->head != NULL)
@@ -416,7 +483,7 @@ struct sb_log_result *sb_log_read_buffer(struct sb_log_verifier *v,
 {
 	uint8_t *data = copy_buffer(buf, len, err);
 
-	return data ? read_owned(v, data, len, expect, err) : NULL;
+	return data ? read_owned(v, data, len, expect, NULL, err) : NULL;
 }
 
 struct sb_log_result *sb_log_read_frame(struct sb_log_verifier *v,
@@ -446,12 +513,12 @@ struct sb_log_result *sb_log_decode_buffer(const void *buf, size_t len,
 {
 	uint8_t *data = copy_buffer(buf, len, err);
 
-	return data ? read_owned(NULL, data, len, NULL, err) : NULL;
+	return data ? read_owned(NULL, data, len, NULL, NULL, err) : NULL;
 }
 
-struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
+static struct sb_log_result *read_file(struct sb_log_verifier *v,
 	const char *path, const struct sb_log_expect *expect,
-	struct sb_error *err)
+	const struct each_cfg *ec, struct sb_error *err)
 {
 	struct stat st;
 	char *data;
@@ -489,7 +556,23 @@ struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 		return NULL;
 	}
 	close(fd);
-	return read_owned(v, (uint8_t *)data, len, expect, err);
+	return read_owned(v, (uint8_t *)data, len, expect, ec, err);
+}
+
+struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
+	const char *path, const struct sb_log_expect *expect,
+	struct sb_error *err)
+{
+	return read_file(v, path, expect, NULL, err);
+}
+
+struct sb_log_result *sb_log_read_file_each(struct sb_log_verifier *v,
+	const char *path, const struct sb_log_expect *expect,
+	sb_log_each_fn each, void *arg, struct sb_error *err)
+{
+	struct each_cfg ec = { .each = each, .arg = arg };
+
+	return read_file(v, path, expect, &ec, err);
 }
 
 size_t sb_log_result_count(const struct sb_log_result *r) { return r->count; }
@@ -501,6 +584,8 @@ const char *sb_log_result_detail(const struct sb_log_result *r) { return r->deta
 const struct sb_log_record *sb_log_result_record(const struct sb_log_result *r,
 	size_t i)
 {
+	if (r->stream) /* only record 0 is kept */
+		return i == 0 && r->count > 0 ? &r->recs[0] : NULL;
 	return i < r->count ? &r->recs[i] : NULL;
 }
 
@@ -509,7 +594,7 @@ int sb_log_result_head(const struct sb_log_result *r, struct sb_log_head *head)
 	if (r->verified == 0)
 		return -1;
 	head->count = r->verified;
-	memcpy(head->tag, r->recs[r->verified - 1].tag, SB_LOG_TAG_LEN);
+	memcpy(head->tag, r->last_tag, SB_LOG_TAG_LEN);
 	return 0;
 }
 
@@ -518,6 +603,8 @@ void sb_log_result_destroy(struct sb_log_result *r)
 	if (r == NULL)
 		return;
 	msgpack_zone_free(r->zone);
+	if (r->scratch != NULL)
+		msgpack_zone_free(r->scratch);
 	free(r->recs);
 	free(r->data);
 	free(r);

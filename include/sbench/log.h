@@ -212,6 +212,23 @@ struct sb_log_result *sb_log_read_file(struct sb_log_verifier *v,
 	const char *path, const struct sb_log_expect *expect,
 	struct sb_error *err);
 
+/* Called with each record of a file in order (the verified ones first,
+ * then those after the prefix that still decode, verified == false); the
+ * record and what it points to are gone once it returns.  Returning -1
+ * (with err) stops the reading, which then fails with that error. */
+typedef int (*sb_log_each_fn)(const struct sb_log_record *rec, void *arg,
+	struct sb_error *err);
+
+/* Reads and verifies like sb_log_read_file, in memory that does not grow
+ * with the number of records: each record is handed to each (NULL: none)
+ * as it is read, then dropped.  The result has the counts, the tail, its
+ * detail and the head; sb_log_result_record gives record 0 only.  When
+ * each fails, or memory runs out, each has already seen the records
+ * before (a caller that prints them has printed them). */
+struct sb_log_result *sb_log_read_file_each(struct sb_log_verifier *v,
+	const char *path, const struct sb_log_expect *expect,
+	sb_log_each_fn each, void *arg, struct sb_error *err);
+
 /* The same for the bytes buf[0..len) (copied). */
 struct sb_log_result *sb_log_read_buffer(struct sb_log_verifier *v,
 	const void *buf, size_t len, const struct sb_log_expect *expect,

@@ -168,7 +168,7 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 		s->has_row = true;
 		s->row.state = sb_sched_state_parse(c->state, &s->row.cancelled_by);
 		s->row.raw_id = c->raw;
-		snprintf(s->row.job_id, sizeof(s->row.job_id), "12_3");
+		s->row.array_job = 12, s->row.array_task = 3;
 		s->row.nodes = "vm";
 		s->row.reason = "";
 		s->row.end = c->no_end ? -1 : end;
@@ -234,7 +234,7 @@ static void test_long_texts(void **state)
 	log.not_ok = text;
 	s.consulted = s.submitted = s.has_row = true;
 	s.row.state = SB_STATE_COMPLETED;
-	snprintf(s.row.job_id, sizeof(s.row.job_id), "12_3");
+	s.row.array_job = 12, s.row.array_task = 3;
 	sb_classify(&log, &s, &p, &v);
 	assert_int_equal(v.cls, SB_CLASS_PARTIAL);
 	assert_non_null(strstr(v.reason, path));
@@ -268,7 +268,7 @@ static void test_read_order(void **state)
 	log.finish_ns = log.last_life_ns = NOW - S(1);
 	s.consulted = s.submitted = s.has_row = true;
 	s.row.state = SB_STATE_RUNNING;
-	snprintf(s.row.job_id, sizeof(s.row.job_id), "12_3");
+	s.row.array_job = 12, s.row.array_task = 3;
 	sb_classify(&log, &s, &p, &v);
 	assert_int_equal(v.cls, SB_CLASS_RUNNING);
 	sb_verdict_release(&v);

@@ -14,6 +14,15 @@
 
 #include "ctl/sched.h"
 
+
+/* A row's JobID text. */
+static const char *jid(const struct sb_sched_row *r)
+{
+	static char buf[SB_SCHED_JOB_ID_LEN];
+
+	return sb_sched_row_job_id(r, buf);
+}
+
 static void test_states(void **state)
 {
 	long uid;
@@ -54,7 +63,7 @@ static void test_sacct_real_output(void **state)
 	assert_int_equal(sb_sacct_parse(text, &rows, 1000, &err), 0);
 	assert_int_equal(rows.skipped, 0);
 	assert_int_equal(rows.n, 11);
-	assert_string_equal(rows.v[0].job_id, "21_0");
+	assert_string_equal(jid(&rows.v[0]), "21_0");
 	assert_int_equal(rows.v[0].array_job, 21);
 	assert_int_equal(rows.v[0].array_task, 0);
 	assert_int_equal(rows.v[0].raw_id, 22);
@@ -73,8 +82,8 @@ static void test_sacct_real_output(void **state)
 		assert_int_equal(rows.v[6 + i].raw_id, 0);
 		assert_int_equal(rows.v[6 + i].state, SB_STATE_PENDING);
 	}
-	assert_string_equal(rows.v[9].job_id, "39_5");
-	assert_string_equal(rows.v[10].job_id, "50");
+	assert_string_equal(jid(&rows.v[9]), "39_5");
+	assert_string_equal(jid(&rows.v[10]), "50");
 	assert_int_equal(rows.v[10].array_task, -1);
 	sb_sched_rows_release(&rows);
 }
@@ -134,9 +143,9 @@ static void test_squeue(void **state)
 	assert_int_equal(rows.n, 6);
 	assert_int_equal(rows.v[0].state, SB_STATE_RUNNING);
 	assert_string_equal(rows.v[1].reason, "JobArrayTaskLimit");
-	assert_string_equal(rows.v[2].job_id, "39_2");
-	assert_string_equal(rows.v[3].job_id, "39_3");
-	assert_string_equal(rows.v[4].job_id, "39_7");
+	assert_string_equal(jid(&rows.v[2]), "39_2");
+	assert_string_equal(jid(&rows.v[3]), "39_3");
+	assert_string_equal(jid(&rows.v[4]), "39_7");
 	assert_int_equal(rows.v[5].state, SB_STATE_COMPLETING);
 	sb_sched_rows_release(&rows);
 }
@@ -166,7 +175,7 @@ static void test_long_fields(void **state)
 	assert_int_equal(rows.skipped, 0);
 	assert_int_equal(rows.n, 201);
 	assert_string_equal(rows.v[0].nodes, nodes);
-	assert_string_equal(rows.v[200].job_id, "6_398");
+	assert_string_equal(jid(&rows.v[200]), "6_398");
 	assert_int_equal(rows.v[200].state, SB_STATE_PENDING);
 	assert_true(asprintf(&text, "7_1|8|x|PENDING|%s\n", reason) > 0);
 	assert_int_equal(sb_squeue_parse(text, &rows, 100000, &err), 0);
@@ -224,6 +233,29 @@ static void test_time_parse(void **state)
 	tzset();
 }
 
+/* A JobID text back into its numbers: only the texts a row is printed as. */
+static void test_job_id_parse(void **state)
+{
+	struct sb_sched_row r;
+
+	(void)state;
+	assert_int_equal(sb_sched_job_id_parse("123_4", &r), 0);
+	assert_int_equal(r.array_job, 123);
+	assert_int_equal(r.array_task, 4);
+	assert_string_equal(jid(&r), "123_4");
+	assert_int_equal(sb_sched_job_id_parse("9999999999999999999", &r), 0);
+	assert_int_equal(r.array_task, -1);
+	assert_string_equal(jid(&r), "9999999999999999999");
+	assert_int_equal(sb_sched_job_id_parse("", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("007", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("12_", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("_3", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("12_3_4", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("12;lab", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("12_[2-5]", &r), -1);
+	assert_int_equal(sb_sched_job_id_parse("123456789012345678901", &r), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_task_limit),
 		cmocka_unit_test(test_squeue),
 		cmocka_unit_test(test_long_fields),
+		cmocka_unit_test(test_job_id_parse),
 		cmocka_unit_test(test_time_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -241,12 +241,63 @@ static void test_offline(void **state)
 	sb_status_release(&st);
 }
 
+/* Submission entries keep their strings whole up to the limits a record
+ * always had, cut there (not refused), in their own copies. */
+static void test_subm_strings(void **state)
+{
+	struct sb_subm_writer *w;
+	struct sb_subm_entry e;
+	struct sb_subm s = { 0 }, back = { 0 };
+	struct sb_error err = { 0 };
+	struct sb_key key;
+	char name[300], why[600];
+	const struct sb_subm_entry *got;
+
+	(void)state;
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	memset(why, 'e', sizeof(why) - 1);
+	why[sizeof(why) - 1] = '\0';
+	assert_int_equal(sb_bench_load_key(bench, &key, &err), 0);
+	w = sb_subm_writer_create(bench, &key, &err);
+	assert_non_null(w);
+	memset(&e, 0, sizeof(e));
+	e.type = SB_SUBM_SUBMIT_FAILED;
+	e.attempt = 9;
+	e.chunk = 0;
+	e.child = e.end = -1;
+	e.exit_code = e.signal = -1;
+	e.job_name = name;
+	e.error = why;
+	assert_int_equal(sb_subm_append(w, &e, &s, &err), 0);
+	name[0] = why[0] = 'X'; /* the entry has its own copies */
+	assert_int_equal(sb_subm_writer_close(w, &err), 0);
+	got = sb_subm_find(&s, SB_SUBM_SUBMIT_FAILED, 9, 0);
+	assert_non_null(got);
+	assert_int_equal(strlen(got->job_name), SB_SUBM_JOB_NAME_MAX);
+	assert_int_equal(strlen(got->error), SB_SUBM_ERROR_MAX);
+	assert_int_equal(got->error[0], 'e');
+	assert_string_equal(got->state, "");
+	assert_int_equal(sb_subm_read(bench, &key, &back, &err), 0);
+	got = sb_subm_find(&back, SB_SUBM_SUBMIT_FAILED, 9, 0);
+	assert_non_null(got);
+	assert_int_equal(strlen(got->job_name), SB_SUBM_JOB_NAME_MAX);
+	assert_int_equal(strlen(got->error), SB_SUBM_ERROR_MAX);
+	assert_int_equal(got->job_name[0], 'n');
+	assert_string_equal(got->state, "");
+	assert_int_equal(back.cap, back.n); /* no slack once read */
+	sb_subm_release(&s);
+	sb_subm_release(&back);
+	sb_key_cleanse(&key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_settle_time),
 		cmocka_unit_test(test_offline),
+		cmocka_unit_test(test_subm_strings),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

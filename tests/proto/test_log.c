@@ -51,13 +51,95 @@ static uint8_t *make(int n, int64_t child, int64_t t0, size_t *len)
 	return buf;
 }
 
+/* What sb_log_read_file_each handed over, to compare with the records of
+ * the same bytes read whole. */
+struct seen {
+	const struct sb_log_result *whole;
+	size_t n;
+};
+
+static int see(const struct sb_log_record *rec, void *arg, struct sb_error *err)
+{
+	struct seen *s = arg;
+	const struct sb_log_record *w = sb_log_result_record(s->whole, s->n++);
+
+	(void)err;
+	assert_non_null(w);
+	assert_int_equal(rec->seq, w->seq);
+	assert_int_equal(rec->offset, w->offset);
+	assert_int_equal(rec->size, w->size);
+	assert_int_equal(rec->verified, w->verified);
+	assert_string_equal(rec->type, w->type);
+	assert_memory_equal(rec->tag, w->tag, SB_LOG_TAG_LEN);
+	assert_int_equal(rec->payload.via.map.size, w->payload.via.map.size);
+	return 0;
+}
+
+/* The streaming reader of the same bytes gives the same verdict, counts,
+ * head and records, in order. */
+static void same_streamed(const uint8_t *buf, size_t len, const struct sb_log_expect *e,
+	const struct sb_log_result *whole)
+{
+	const char *p = tmp("streamed.log");
+	struct seen s = { .whole = whole };
+	struct sb_log_head h1, h2;
+	struct sb_log_result *r;
+	int k1, k2;
+
+	assert_int_equal(sbt_write(p, buf, len), 0);
+	r = sb_log_read_file_each(ver, p, e, see, &s, NULL);
+	assert_non_null(r);
+	assert_int_equal(s.n, sb_log_result_count(whole));
+	assert_int_equal(sb_log_result_count(r), sb_log_result_count(whole));
+	assert_int_equal(sb_log_result_verified(r), sb_log_result_verified(whole));
+	assert_int_equal(sb_log_result_tail(r), sb_log_result_tail(whole));
+	assert_int_equal(sb_log_result_tail_offset(r), sb_log_result_tail_offset(whole));
+	assert_string_equal(sb_log_result_detail(r), sb_log_result_detail(whole));
+	k1 = sb_log_result_head(r, &h1);
+	k2 = sb_log_result_head(whole, &h2);
+	assert_int_equal(k1, k2);
+	if (k1 == 0) {
+		assert_int_equal(h1.count, h2.count);
+		assert_memory_equal(h1.tag, h2.tag, SB_LOG_TAG_LEN);
+	}
+	assert_null(sb_log_result_record(r, 1));
+	sb_log_result_destroy(r);
+}
+
 static struct sb_log_result *rd(const uint8_t *buf, size_t len,
 	const struct sb_log_expect *e)
 {
 	struct sb_log_result *r = sb_log_read_buffer(ver, buf, len, e, NULL);
 
 	assert_non_null(r);
+	same_streamed(buf, len, e, r);
 	return r;
+}
+
+static int refuse(const struct sb_log_record *rec, void *arg, struct sb_error *err)
+{
+	size_t *n = arg;
+
+	(void)rec;
+	if (++*n < 3)
+		return 0;
+	return sb_errorf(err, "the caller had enough");
+}
+
+/* A failing each() stops the reading with its own error, unprefixed. */
+static void test_each_fails(void **state)
+{
+	size_t len, n = 0;
+	uint8_t *a = make(5, 4, T0, &len);
+	const char *p = tmp("each.log");
+	struct sb_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(sbt_write(p, a, len), 0);
+	assert_null(sb_log_read_file_each(ver, p, NULL, refuse, &n, &err));
+	assert_int_equal(n, 3);
+	assert_string_equal(err.msg, "the caller had enough");
+	free(a);
 }
 
 static int setup(void **state)
@@ -549,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_corrupt_frames),
 		cmocka_unit_test(test_writer_errors),
+		cmocka_unit_test(test_each_fails),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
