@@ -342,6 +342,8 @@ static int read_all(struct check *c, struct sb_error *err)
 	n = c->o->threads ? c->o->threads : sb_parallel_threads(c->files.n, 64, SB_PARALLEL_MAX);
 	if (n > SB_PARALLEL_MAX)
 		n = SB_PARALLEL_MAX;
+	if (n > c->files.n)
+		n = c->files.n > 0 ? c->files.n : 1;
 	for (lo = 0; rc == 0 && lo < c->files.n; lo = hi) {
 		hi = c->files.n - lo > BATCH ? lo + BATCH : c->files.n;
 		per = (hi - lo + n - 1) / n;
