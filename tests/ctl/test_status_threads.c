@@ -71,7 +71,7 @@ static int stub_run(void *arg, char *const argv[], size_t max_output, int timeou
  * 0 or signal > 0) a finish. */
 static void write_log(struct sb_key *key, int64_t c, int exit_code, int signal)
 {
-	char path[PATH_MAX], digest[65], job[16], task[16];
+	char path[PATH_MAX], digest[65], job[24], task[24];
 	struct sb_run_ident id = { .bench = bench->digest, .child = c, .attempt = 0,
 				   .array_job_id = "1000", .restart = -1, .host = "node1",
 				   .pid = 4242 };
