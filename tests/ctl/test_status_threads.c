@@ -3,7 +3,7 @@
  * make eight classes (succeeded, failed, killed, incomplete, inconsistent,
  * invalid, pending, running), its status rendered as JSON and
  * text with 1, 2, 3 and 7 threads (the context's number, SB_THREADS for
- * sbctl) must be the same bytes.  And a log that cannot be read in a middle
+ * sbctl), sharing one local index, must be the same bytes.  And a log that cannot be read in a middle
  * range, with another one later, fails status with the error of the first in
  * child order, as one thread reports it. */
 
@@ -217,8 +217,14 @@ static int compute(unsigned threads, struct sb_status *st, struct sb_error *err)
 	struct sb_status_cfg cfg = { .ctx = ctx, .settle_s = 0, .sched = &ops };
 	int rc;
 
+	char index[sizeof(root) + 16];
+
 	assert_non_null(ctx);
 	assert_int_equal(sb_ctx_set_threads(ctx, threads, err), 0);
+	/* the local index the threads share: the first run records every
+	 * verified head, the later ones look them up */
+	snprintf(index, sizeof(index), "%s/index.sqlite", root);
+	assert_int_equal(sb_ctx_set_index(ctx, index, err), 0);
 	memset(st, 0, sizeof(*st));
 	rc = sb_status_gather(bench, &cfg, st, err);
 	sb_ctx_destroy(ctx);
