@@ -38,7 +38,7 @@ scratch() { # FS-PARENT: a new scratch directory with a key in it
 }
 
 now_ns() { date +%s%N; }
-fstype() { df -T --output=fstype "$1" 2>/dev/null | tail -n 1 || stat -f -c %T "$1"; }
+fstype() { df --output=fstype "$1" 2>/dev/null | tail -n 1 || stat -f -c %T "$1"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # measure LABEL DIR BUDGET_MS
