@@ -14,6 +14,7 @@
 # median round: a noisy neighbour spoils a few rounds, not the median,
 # while the best round would flatter the agent (it hides the variance of
 # the two fdatasyncs, which is real).
+# The floor (below) is measured in the same rounds, after sbagent.
 # Peak RSS: GNU time's %M (the maximum resident set of the process and its
 # reaped descendants, KiB), the largest of 20 runs each.
 # usage: SB_BIN=build/bin bash tests/bench/bench_agent.sh [RUNS]
@@ -44,10 +45,61 @@ else now_ns() { NOW=$(date +%s%N); }; fi
 fstype() { df --output=fstype "$1" 2>/dev/null | tail -n 1 || stat -f -c %T "$1"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+# The floor: the least any agent must do around the command, as a C
+# program of its own (built with cc when there is one): vfork and exec the
+# command, create the log exclusively, and two 400-byte records each
+# written with one write and made durable with fdatasync, one before the
+# command runs and one after it ended.  What sbagent adds beyond it is its
+# own cost; the floor itself is the process start-up of a glibc program
+# and the two syncs on this machine.
+floor=
+if command -v cc >/dev/null 2>&1; then
+	fdir=$(mktemp -d "${TMPDIR:-/tmp}/sbagent-floor.XXXXXX")
+	dirs+=("$fdir")
+	cat > "$fdir/floor.c" <<'EOF_C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static int record(int fd)
+{
+	char buf[400];
+	memset(buf, 'x', sizeof(buf));
+	return write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) && fdatasync(fd) == 0 ? 0 : -1;
+}
+int main(int argc, char **argv)
+{
+	sigset_t all, none;
+	int fd, st;
+	pid_t p;
+	if (argc < 3)
+		return 125;
+	sigfillset(&all);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	fd = open(argv[1], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0 || record(fd) < 0)
+		return 125;
+	p = vfork();
+	if (p == 0) {
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execvp(argv[2], argv + 2);
+		_exit(127);
+	}
+	if (p < 0 || waitpid(p, &st, 0) < 0 || record(fd) < 0 || close(fd) < 0)
+		return 124;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+EOF_C
+	if cc -O2 -o "$fdir/floor" "$fdir/floor.c" 2>/dev/null; then floor=$fdir/floor; fi
+fi
+
 # measure LABEL DIR BUDGET_MS
 measure() {
-	local label=$1 dir=$2 budget=$3 rounds=11 per r i t0 t1 t2 n=0
-	local base=() with=() added=()
+	local label=$1 dir=$2 budget=$3 rounds=11 per r i t0 t1 t2 t3 n=0
+	local base=() with=() added=() over=()
 	per=$(( (runs + rounds - 1) / rounds ))
 	for r in $(seq "$rounds"); do
 		now_ns; t0=$NOW
@@ -59,16 +111,26 @@ measure() {
 				{ echo "bench_agent: sbagent exited $? (run $n)" >&2; exit 1; }
 		done
 		now_ns; t2=$NOW
-		rm -f "$dir"/log.*
+		if [ -n "$floor" ]; then
+			for i in $(seq "$per"); do
+				"$floor" "$dir/floor.$i" "$true_bin" ||
+					{ echo "bench_agent: the floor program exited $?" >&2; exit 1; }
+			done
+			now_ns; t3=$NOW
+			over+=($(( (t3 - t2 - (t1 - t0)) / per )))
+		fi
+		rm -f "$dir"/log.* "$dir"/floor.*
 		base+=($(( (t1 - t0) / per )))
 		with+=($(( (t2 - t1) / per )))
 		added+=($(( (t2 - t1 - (t1 - t0)) / per )))
 	done
 	awk -v l="$label" -v b="$(median "${base[@]}")" -v w="$(median "${with[@]}")" \
-		-v d="$(median "${added[@]}")" -v n="$((per * rounds))" -v bud="$budget" 'BEGIN {
+		-v d="$(median "${added[@]}")" -v f="${over[*]:+$(median "${over[@]}")}" \
+		-v n="$((per * rounds))" -v bud="$budget" 'BEGIN {
 		d /= 1e6
-		printf "sbagent wall, %s: true %.3f ms, sbagent -- true %.3f ms, added %.3f ms per run (budget %s ms) %s  [median of 11 rounds, %d runs each]\n",
-			l, b / 1e6, w / 1e6, d, bud, d <= bud ? "ok" : "OVER BUDGET", n
+		fl = f == "" ? "floor not measured (no cc)" : sprintf("floor %.3f ms", f / 1e6)
+		printf "sbagent wall, %s: true %.3f ms, sbagent -- true %.3f ms, added %.3f ms per run (%s; budget %s ms) %s  [median of 11 rounds, %d runs each]\n",
+			l, b / 1e6, w / 1e6, d, fl, bud, d <= bud ? "ok" : "OVER BUDGET", n
 	}'
 }
 
