@@ -26,11 +26,25 @@
 #define KILL_RESERVE 2.0
 #define FINISH_RESERVE 0.5
 
-/* fmin for the finite numbers here, without libm (one library fewer for
- * the dynamic loader: see docs/sbagent.md, PERFORMANCE) */
+/* fmin and ceil for the finite numbers here, without libm (one library
+ * fewer for the dynamic loader: see docs/sbagent.md, PERFORMANCE; gcc
+ * inlines ceil, clang calls it) */
 static double min_d(double a, double b)
 {
 	return a < b ? a : b;
+}
+
+/* poll's timeout for s > 0 seconds: whole milliseconds rounded up (so the
+ * loop does not wake just before its deadline), at most a day */
+static int poll_ms(double s)
+{
+	double ms = s * 1000;
+	int n;
+
+	if (ms >= 86400000.0)
+		return 86400000;
+	n = (int)ms;
+	return n < ms ? n + 1 : n;
 }
 
 struct loop {
@@ -479,7 +493,7 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 		else if (wake <= now)
 			timeout = 0;
 		else
-			timeout = (int)min_d(ceil((wake - now) * 1000), 86400000.0);
+			timeout = poll_ms(wake - now);
 		if (poll(&p, 1, timeout) > 0)
 			drain_signals(&l, sfd);
 		now = sb_agent_now();
