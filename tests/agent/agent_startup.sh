@@ -49,6 +49,8 @@ out=$(SB_BENCH_DIR=/nonexistent SB_ATTEMPT=1 SB_CHUNK=0 SB_BENCH_TMP=$T SB_BIN=$
 check "bench_agent.sh in a job's environment: exit 0 (got $rc: $out)" test "$rc" -eq 0
 check "bench_agent.sh: wall time beside its floor and budget" \
 	grep -qE '^sbagent wall, .*added -?[0-9.]+ ms per run \((floor -?[0-9.]+ ms|floor not measured \(no cc\)); budget 1(\.5)? ms\)' <<<"$out"
+left=$(find "$T" -maxdepth 1 -name 'sbagent-bench.*' | head -n 3)
+check "bench_agent.sh removes its scratch directories${left:+ (left: $left)}" test -z "$left"
 check "bench_agent.sh: peak RSS beside 4 MiB" \
 	grep -qE '^sbagent peak RSS, .*(added -?[0-9]+ KiB \(budget 4096 KiB\)|not measured)' <<<"$out"
 

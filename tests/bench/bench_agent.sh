@@ -28,14 +28,12 @@ unset SB_BENCH_DIR SB_ATTEMPT SB_CHUNK
 
 dirs=()
 trap 'rm -rf "${dirs[@]}"' EXIT
-scratch() { # FS-PARENT: a new scratch directory with a key in it
-	local d
-	d=$(mktemp -d "$1/sbagent-bench.XXXXXX")
-	dirs+=("$d")
-	if [ -x "$bin/sbctl" ] && "$bin/sbctl" keygen "$d/key" 2>/dev/null; then :; else
-		(umask 077 && head -c 32 /dev/urandom > "$d/key")
+scratch() { # FS-PARENT: sets SCRATCH to a new scratch directory with a key
+	SCRATCH=$(mktemp -d "$1/sbagent-bench.XXXXXX")
+	dirs+=("$SCRATCH") # not in a subshell, so that the trap removes it
+	if [ -x "$bin/sbctl" ] && "$bin/sbctl" keygen "$SCRATCH/key" 2>/dev/null; then :; else
+		(umask 077 && head -c 32 /dev/urandom > "$SCRATCH/key")
 	fi
-	echo "$d"
 }
 
 # the clock in ns: bash's EPOCHREALTIME needs no process (date would add
@@ -158,15 +156,18 @@ if [ -n "${SB_BENCH_TMP:-}" ]; then
 	fs=$(fstype "$SB_BENCH_TMP")
 	budget=1.5
 	[ "$fs" = tmpfs ] && budget=1
-	d=$(scratch "$SB_BENCH_TMP")
+	scratch "$SB_BENCH_TMP"
+	d=$SCRATCH
 	measure "$fs ($SB_BENCH_TMP)" "$d" "$budget"
 	peak "$fs ($SB_BENCH_TMP)" "$d"
 	exit 0
 fi
-d=$(scratch /tmp)
+scratch /tmp
+d=$SCRATCH
 measure "$(fstype /tmp) (/tmp)" "$d" 1.5
 peak "$(fstype /tmp) (/tmp)" "$d"
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-	d=$(scratch /dev/shm)
+	scratch /dev/shm
+	d=$SCRATCH
 	measure "tmpfs (/dev/shm)" "$d" 1
 fi
