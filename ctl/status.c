@@ -417,11 +417,12 @@ static void gather_records(struct sb_status *st, const struct sb_subm *subm,
 	size_t i, k;
 
 	*ncancels = 0;
-	for (i = 0; i < subm->n; i++) {
-		const struct sb_subm_entry *e = &subm->v[i];
-		if (e->type == SB_SUBM_CANCEL)
-			cancels[(*ncancels)++] = e;
-		if (e->type != SB_SUBM_OUTCOME || e->child < 0 || (size_t)e->child >= st->n)
+	for (i = 0; i < subm->n; i++)
+		if (subm->v[i].type == SB_SUBM_CANCEL)
+			cancels[(*ncancels)++] = &subm->v[i];
+	for (i = 0; i < subm->noutcomes; i++) {
+		const struct sb_subm_entry *e = &subm->outcomes[i];
+		if (e->child < 0 || (size_t)e->child >= st->n)
 			continue;
 		for (k = 0; k < st->children[e->child].nattempts; k++) {
 			const struct sb_subm_entry **o = &outcomes[first_attempt[e->child] + k];
@@ -574,8 +575,9 @@ static int collect_records(struct gather *g, struct sb_error *err)
 	g->outcomes = g->cancels = NULL;
 	/* the entries go, the reuse and settings records stay */
 	free(g->subm.v);
-	g->subm.v = NULL;
-	g->subm.n = g->subm.cap = 0;
+	free(g->subm.outcomes);
+	g->subm.v = g->subm.outcomes = NULL;
+	g->subm.n = g->subm.cap = g->subm.noutcomes = 0;
 	sb_arena_release(&g->subm.strings);
 	return 0;
 }

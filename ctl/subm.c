@@ -340,6 +340,27 @@ static int read_one(const char *path, struct sb_log_verifier *v, const struct sb
 	return 0;
 }
 
+/* Moves the outcome entries of s->v, in their order, to s->outcomes. */
+static int split_outcomes(struct sb_subm *s, struct sb_error *err)
+{
+	size_t i, k = 0, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->v[i].type == SB_SUBM_OUTCOME;
+	if (n == 0)
+		return 0;
+	if ((s->outcomes = malloc(n * sizeof(*s->outcomes))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	for (i = 0; i < s->n; i++) {
+		if (s->v[i].type == SB_SUBM_OUTCOME)
+			s->outcomes[s->noutcomes++] = s->v[i];
+		else
+			s->v[k++] = s->v[i];
+	}
+	s->n = k;
+	return 0;
+}
+
 int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
 		 struct sb_error *err)
 {
@@ -398,7 +419,11 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 	}
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_time);
-	if (out->n > 0 && out->n < out->cap) { /* a million outcomes: no slack */
+	if (split_outcomes(out, err) < 0) {
+		sb_subm_release(out);
+		return -1;
+	}
+	if (out->n > 0 && out->n < out->cap) {
 		struct sb_subm_entry *fit = realloc(out->v, out->n * sizeof(*fit));
 		if (fit != NULL) {
 			out->v = fit;
@@ -417,6 +442,7 @@ void sb_subm_release(struct sb_subm *s)
 	if (s == NULL)
 		return;
 	free(s->v);
+	free(s->outcomes);
 	for (size_t i = 0; i < s->nsettings; i++)
 		sb_settings_release(&s->settings[i].set);
 	free(s->settings);

@@ -57,8 +57,12 @@ struct sb_subm_settings {
 };
 
 struct sb_subm {
-	struct sb_subm_entry *v;
+	struct sb_subm_entry *v; /* every entry but the outcomes */
 	size_t n, cap;
+	/* the outcome entries, apart: a million children have a million of
+	 * them, and every look-up of a chunk's records would scan them */
+	struct sb_subm_entry *outcomes;
+	size_t noutcomes;
 	size_t files;            /* logs read */
 	struct sb_subm_settings *settings;  /* by time */
 	size_t nsettings;
@@ -71,7 +75,8 @@ struct sb_subm {
  * verify (other than a torn tail: an sbctl that died while writing) is an
  * error: sbctl will not act on records it cannot trust.
  *
- * The records come in one deterministic order, by time, then by every
+ * The records come in one deterministic order (in v, and the outcomes in
+ * outcomes), by time, then by every
  * field of the record: it depends on the records only, never on the order
  * of the files in the directory or on their names (a log copied under
  * another name adds records equal to its own, which changes nothing that

@@ -337,10 +337,17 @@ static void test_outcome_records(void **state)
 	assert_int_equal(sb_subm_writer_close(w, &err), 0);
 
 	assert_int_equal(sb_subm_read(bench, &key, &back, &err), 0);
-	for (i = 0; i < back.n; i++) {
-		const struct sb_subm_entry *g = &back.v[i];
+	for (i = 0; i < back.n; i++) /* the outcomes are apart */
+		assert_int_not_equal(back.v[i].type, SB_SUBM_OUTCOME);
+	for (i = 0; i < back.noutcomes; i++) {
+		const struct sb_subm_entry *g = &back.outcomes[i];
 		size_t k;
-		if (g->type != SB_SUBM_OUTCOME || g->attempt != 7)
+		assert_int_equal(g->type, SB_SUBM_OUTCOME);
+		if (i > 0) /* in the total order: by time, then child */
+			assert_true(g->time_ns > back.outcomes[i - 1].time_ns ||
+				    (g->time_ns == back.outcomes[i - 1].time_ns &&
+				     g->child >= back.outcomes[i - 1].child));
+		if (g->attempt != 7)
 			continue;
 		seen++;
 		if (g->child == 0) {
