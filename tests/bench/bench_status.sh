@@ -73,6 +73,7 @@ measure_size() {
 	local floor offline online1 online analyze log outcomes
 	floor=$(bench_best bench_floor_cmd)
 	offline=$(bench_best "${offline_cmd[@]}")
+	bench_best_rss "$work/offline.kib"
 	# the first consulted run also records every child's reconciled outcome
 	t0=$(now)
 	rc=0
@@ -85,6 +86,7 @@ measure_size() {
 	before=$(bench_calls sacct)
 	sq_before=$(bench_calls squeue)
 	online=$(bench_best "${online_cmd[@]}")
+	bench_best_rss "$work/online.kib"
 	sacct_calls=$(( ($(bench_calls sacct) - before) / bench_runs ))
 	squeue_calls=$(( ($(bench_calls squeue) - sq_before) / bench_runs ))
 	want_sacct=$(( (arrays + 999) / 1000 ))
@@ -95,7 +97,9 @@ measure_size() {
 		echo "bench_status: $sacct_calls sacct calls per status, want ceil($arrays arrays / 1000) = $want_sacct" >&2
 		exit 1; }
 	analyze=$(bench_best "${analyze_cmd[@]}")
+	bench_best_rss "$work/analyze.kib"
 	log=$(bench_best "${log_cmd[@]}")
+	bench_best_rss "$work/log.kib"
 
 	printf 'status of %d children: %d log files, %d records, %d bytes; %d job arrays\n' \
 		"$n" "$files" $((files * 4)) "$bytes" "$arrays"
@@ -132,9 +136,13 @@ measure_size() {
 	printf '  %-34s %9d %9.0f\n' "plan (the same spec)" "$plan_kib" "$(calc "$plan_kib * 1024 / $n")"
 	: > "$work/rss.table"
 	for what in offline online analyze log rerun report; do
-		local -n cmd="${what}_cmd"
-		kib=$(bench_rss "${cmd[@]}")
-		unset -n cmd
+		if [ -f "$work/$what.kib" ]; then # measured with its times
+			kib=$(cat "$work/$what.kib")
+		else
+			local -n cmd="${what}_cmd"
+			kib=$(bench_rss "${cmd[@]}")
+			unset -n cmd
+		fi
 		per=$(calc "($kib - $plan_kib) * 1024 / $n")
 		if [ "$judged" = 1 ]; then
 			verdict=$(bench_judge "$n children: $what B/child beyond the plan" "$per" 400)

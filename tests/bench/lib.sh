@@ -105,23 +105,36 @@ bench_floor_cmd() {
 
 # bench_best CMD...: the best of $bench_runs wall times of CMD (its output
 # discarded); any failure other than exit 3 (not every child succeeded)
-# stops the benchmark
+# stops the benchmark.  The largest peak RSS of those runs (KiB, GNU time)
+# is left in $work/best.rss (bench_best_rss reads it; 0 for a shell
+# function).
 bench_best() {
-	local b="" t0 t1 t i rc
+	local b="" t0 t1 t i rc rss max=0
 	for ((i = 0; i < bench_runs; i++)); do
 		t0=$(now)
 		rc=0
-		"$@" > /dev/null || rc=$?
+		if declare -F "$1" > /dev/null; then # a shell function: no RSS of its own
+			echo 0 > "$work/best.time"
+			"$@" > /dev/null || rc=$?
+		else
+			/usr/bin/time -o "$work/best.time" -f '%M' "$@" > /dev/null || rc=$?
+		fi
 		t1=$(now)
 		if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
 			echo "bench: '$*' failed with exit $rc" >&2
 			exit 1
 		fi
+		rss=$(tail -n 1 "$work/best.time")
+		[ "$rss" -le "$max" ] || max=$rss
 		t=$(calc "$t1 - $t0")
 		if [ -z "$b" ] || [ "$(calc "$t < $b")" = 1 ]; then b=$t; fi
 	done
+	echo "$max" > "$work/best.rss"
 	echo "$b"
 }
+
+# bench_best_rss FILE: keeps the peak RSS of the last bench_best in FILE
+bench_best_rss() { cp "$work/best.rss" "$1"; }
 
 # bench_rss CMD...: the peak RSS of CMD in KiB (getrusage of the child, by
 # GNU time), its output discarded; exit 3 is not a failure
