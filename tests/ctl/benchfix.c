@@ -6,14 +6,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "ctl/bench.h"
+#include "ctl/canon.h"
+#include "proto/benchdir.h"
+#include "proto/util.h"
+#include "sbench/key.h"
+#include "sbench/log.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 #include "tests/ctl/benchfix.h"
+
+void sb_test_write_log(const struct sb_bench *b, const struct sb_key *key, int64_t child,
+		       const char *job, int exit_code, int signal, char *path)
+{
+	char digest[65], task[24];
+	struct sb_run_ident id = { .bench = b->digest, .child = child, .attempt = 0, .job_id = job,
+				   .array_job_id = "1000", .restart = -1, .host = "node1",
+				   .pid = 4242 };
+	struct sb_log_writer *w;
+	struct sb_error err = { 0 };
+	struct sb_canon p;
+
+	snprintf(task, sizeof(task), "%lld", (long long)child);
+	id.array_task_id = task;
+	sb_hex_encode(sb_plan_child_digest(b->plan, (size_t)child), 32, digest);
+	id.child_digest = digest;
+	assert_true(sb_bdir_log(path, PATH_MAX, b->dir, child, 0, job, 0) > 0);
+	*strrchr(path, '/') = '\0';
+	assert_true(mkdir(path, 0755) == 0 || access(path, F_OK) == 0);
+	assert_true(sb_bdir_log(path, PATH_MAX, b->dir, child, 0, job, 0) > 0);
+	w = sb_log_writer_create(path, key, &id, &err);
+	assert_non_null(w);
+	sb_canon_init(&p, 1 << 12);
+	sb_canon_map(&p, 0);
+	assert_int_equal(sb_log_writer_append(w, "start", p.buf, p.len, &err), 0);
+	sb_canon_release(&p);
+	if (exit_code >= 0 || signal > 0) {
+		sb_canon_init(&p, 1 << 12);
+		sb_canon_map(&p, 2);
+		sb_canon_cstr(&p, "exit_code");
+		sb_canon_int(&p, exit_code);
+		sb_canon_cstr(&p, "signal");
+		sb_canon_int(&p, signal);
+		assert_false(p.failed);
+		assert_int_equal(sb_log_writer_append(w, "finish", p.buf, p.len, &err), 0);
+		sb_canon_release(&p);
+	}
+	assert_int_equal(sb_log_writer_close(w, &err), 0);
+}
 
 int sb_test_bench_create(const char *root, const char *spec_name, const char *spec_text,
 			 int64_t max_array_size, int64_t created_ns, char **dir, int *existed,

@@ -18,6 +18,17 @@ int sb_test_bench_create(const char *root, const char *spec_name, const char *sp
 			 int64_t max_array_size, int64_t created_ns, char **dir, int *existed,
 			 char *digest, struct sb_error *err);
 
+struct sb_bench;
+struct sb_key;
+
+/* Writes child's log of attempt 0 into b's events/ (the shard directory
+ * made), as its agent would: run as job (its task id the child's index,
+ * array job 1000, host node1, pid 4242), a start record and, when
+ * exit_code >= 0 or signal > 0, a finish with them.  path (PATH_MAX bytes)
+ * gets the file.  Fails the test on an error. */
+void sb_test_write_log(const struct sb_bench *b, const struct sb_key *key, int64_t child,
+		       const char *job, int exit_code, int signal, char *path);
+
 /* Removes root and everything below it, whatever the modes. */
 int sb_test_rmtree(const char *root);
 

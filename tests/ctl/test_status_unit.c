@@ -83,41 +83,9 @@ static int stub_run(void *arg, char *const argv[], size_t max_output, int timeou
  * exit_code >= 0, a finish record. */
 static void write_log(struct sb_key *key, int64_t c, const char *job, int exit_code)
 {
-	char path[PATH_MAX], digest[65];
-	struct sb_run_ident id = { .bench = bench->digest, .child = c, .attempt = 0,
-				   .job_id = job, .array_job_id = "1000", .restart = -1,
-				   .host = "node1", .pid = 4242 };
-	struct sb_log_writer *w;
-	struct sb_error err;
-	struct sb_canon p;
-	char task[8];
+	char path[PATH_MAX];
 
-	snprintf(task, sizeof(task), "%lld", (long long)c);
-	id.array_task_id = task;
-	sb_hex_encode(sb_plan_child_digest(bench->plan, (size_t)c), 32, digest);
-	id.child_digest = digest;
-	assert_true(sb_bdir_log(path, sizeof(path), bench->dir, c, 0, job, 0) > 0);
-	*strrchr(path, '/') = '\0';
-	assert_true(mkdir(path, 0755) == 0 || access(path, F_OK) == 0);
-	assert_true(sb_bdir_log(path, sizeof(path), bench->dir, c, 0, job, 0) > 0);
-	w = sb_log_writer_create(path, key, &id, &err);
-	assert_non_null(w);
-	sb_canon_init(&p, 1 << 12);
-	sb_canon_map(&p, 0);
-	assert_int_equal(sb_log_writer_append(w, "start", p.buf, p.len, &err), 0);
-	sb_canon_release(&p);
-	if (exit_code >= 0) {
-		sb_canon_init(&p, 1 << 12);
-		sb_canon_map(&p, 2);
-		sb_canon_cstr(&p, "exit_code");
-		sb_canon_int(&p, exit_code);
-		sb_canon_cstr(&p, "signal");
-		sb_canon_int(&p, 0);
-		assert_false(p.failed);
-		assert_int_equal(sb_log_writer_append(w, "finish", p.buf, p.len, &err), 0);
-		sb_canon_release(&p);
-	}
-	assert_int_equal(sb_log_writer_close(w, &err), 0);
+	sb_test_write_log(bench, key, c, job, exit_code, 0, path);
 }
 
 /* A benchmark of four children, its one chunk submitted as array 1000, and
