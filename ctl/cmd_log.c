@@ -12,6 +12,7 @@
 
 #include "ctl/commands.h"
 #include "sbench/bench.h"
+#include "sbench/context.h"
 #include "sbench/logview.h"
 
 static const char log_usage[] =
@@ -60,7 +61,7 @@ static int exit_for(enum sb_error_code code)
 
 int cmd_log(int argc, char **argv)
 {
-	struct sb_logview_opts o = { .note = print_note };
+	struct sb_logview_opts o = { .note = print_note, .threads = sb_ctx_threads(sb_cli_ctx()) };
 	struct sb_logview_summary sum;
 	struct sb_error err = { 0 };
 	const char *path = NULL, *child = NULL;

@@ -15,6 +15,7 @@ struct sb_ctx {
 	char *index;
 	double settle_s;
 	double lookup_window_s;
+	unsigned threads;
 	sb_warn_fn *warn;
 	void *warn_user;
 	sb_progress_fn *progress;
@@ -106,11 +107,26 @@ static int parse_window(const char *text, double *seconds)
 	return errno || *end || end == text || !valid_window(*seconds) ? -1 : 0;
 }
 
+/* SB_THREADS: a whole number from 1 to SB_CTX_THREADS_MAX. */
+static int parse_threads(const char *text, unsigned *threads)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(text, &end, 10);
+	if (errno || *end || end == text || text[0] == '-' || n < 1 || n > SB_CTX_THREADS_MAX)
+		return -1;
+	*threads = (unsigned)n;
+	return 0;
+}
+
 int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err)
 {
 	const char *root = env_get(envp, "SB_ROOT"), *agent = env_get(envp, "SB_AGENT");
-	const char *window = env_get(envp, "SB_LOOKUP_WINDOW");
+	const char *window = env_get(envp, "SB_LOOKUP_WINDOW"), *threads_s = env_get(envp, "SB_THREADS");
 	double window_s = ctx->lookup_window_s;
+	unsigned threads = ctx->threads;
 	struct sb_error e = { 0 };
 	char *index;
 
@@ -119,6 +135,9 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 	if (window && *window && parse_window(window, &window_s) < 0)
 		return sb_error_set(err, SB_ERR_INPUT, "SB_LOOKUP_WINDOW '%s' is not a number of seconds "
 				    "from 0 to %.0f", window, SB_CTX_LOOKUP_WINDOW_MAX);
+	if (threads_s && *threads_s && parse_threads(threads_s, &threads) < 0)
+		return sb_error_set(err, SB_ERR_INPUT, "SB_THREADS '%s' is not a number of threads "
+				    "from 1 to %d", threads_s, SB_CTX_THREADS_MAX);
 	index = env_index(envp, &e);
 	if (index == NULL && e.code != SB_ERR_NONE) {
 		if (err)
@@ -135,7 +154,22 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 		ctx->index = index;
 	}
 	ctx->lookup_window_s = window_s;
+	ctx->threads = threads;
 	return 0;
+}
+
+int sb_ctx_set_threads(struct sb_ctx *ctx, unsigned threads, struct sb_error *err)
+{
+	if (threads > SB_CTX_THREADS_MAX)
+		return sb_error_set(err, SB_ERR_INPUT, "%u threads: at most %d", threads,
+				    SB_CTX_THREADS_MAX);
+	ctx->threads = threads;
+	return 0;
+}
+
+unsigned sb_ctx_threads(const struct sb_ctx *ctx)
+{
+	return ctx ? ctx->threads : 0;
 }
 
 int sb_ctx_set_root(struct sb_ctx *ctx, const char *dir, struct sb_error *err)

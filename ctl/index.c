@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,28 @@
 /* How long to wait for another live sbctl's transaction. */
 #define BUSY_TIMEOUT_MS 10000
 
+/* The statements run once per log or result (status reads a million logs):
+ * prepared at their first use on the connection, then reset and rebound for
+ * each, finalized at close. */
+enum cached_stmt { Q_GET_HEAD, Q_PUT_HEAD, Q_GET_HASH, Q_PUT_HASH, Q_COUNT };
+
+static const char *const cached_sql[Q_COUNT] = {
+	[Q_GET_HEAD] = "SELECT count, tag FROM head WHERE bench = ?1 AND log = ?2",
+	[Q_PUT_HEAD] = "INSERT OR REPLACE INTO head(bench, log, count, tag) VALUES(?1, ?2, ?3, ?4)",
+	[Q_GET_HASH] = "SELECT sha256 FROM filehash WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3"
+		       " AND ctime_ns = ?4 AND ino = ?5",
+	[Q_PUT_HASH] = "INSERT OR REPLACE INTO filehash(path, size, mtime_ns, ctime_ns, ino, sha256)"
+		       " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+};
+
 struct sb_index {
 	sqlite3 *db;
 	int in_tx;
+	/* held around every use of db by the head and hash calls, which the
+	 * threads of one status share (the connection is opened NOMUTEX: SQLite
+	 * allows one thread at a time on it) */
+	pthread_mutex_t lock;
+	sqlite3_stmt *cached[Q_COUNT];
 };
 
 static const char schema[] =
@@ -161,16 +181,25 @@ struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *
 		return NULL;
 	}
 	idx->db = db;
+	pthread_mutex_init(&idx->lock, NULL);
 	return idx;
+}
+
+bool sb_index_shareable(void)
+{
+	return sqlite3_threadsafe() != 0;
 }
 
 void sb_index_close(struct sb_index *idx)
 {
 	if (idx == NULL)
 		return;
+	for (int i = 0; i < Q_COUNT; i++)
+		sqlite3_finalize(idx->cached[i]);
 	if (idx->in_tx)
 		sqlite3_exec(idx->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(idx->db);
+	pthread_mutex_destroy(&idx->lock);
 	free(idx);
 }
 
@@ -183,6 +212,40 @@ static sqlite3_stmt *prepare(struct sb_index *idx, const char *sql, struct sb_er
 		return NULL;
 	}
 	return st;
+}
+
+/* The cached statement q, reset and unbound, with idx->lock held; NULL
+ * (lock released, err set) when it cannot be prepared.  Give it back with
+ * put_cached. */
+static sqlite3_stmt *get_cached(struct sb_index *idx, enum cached_stmt q, struct sb_error *err)
+{
+	pthread_mutex_lock(&idx->lock);
+	if (idx->cached[q] == NULL &&
+	    sqlite3_prepare_v2(idx->db, cached_sql[q], -1, &idx->cached[q], NULL) != SQLITE_OK) {
+		db_error(idx->db, err, "prepare");
+		idx->cached[q] = NULL;
+		pthread_mutex_unlock(&idx->lock);
+		return NULL;
+	}
+	return idx->cached[q];
+}
+
+static void put_cached(struct sb_index *idx, sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	pthread_mutex_unlock(&idx->lock);
+}
+
+/* Steps a cached statement that returns no rows and gives it back. */
+static int exec_cached(struct sb_index *idx, sqlite3_stmt *st, struct sb_error *err)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_DONE)
+		db_error(idx->db, err, "write");
+	put_cached(idx, st);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Steps a statement that returns no rows, then finalizes it. */
@@ -433,7 +496,7 @@ int sb_index_each_bench(struct sb_index *idx,
 	return stop;
 }
 
-/* Steps a SELECT of at most one row and finalizes it: 1 when the row has a
+/* Steps a cached SELECT of at most one row and gives it back: 1 when the row has a
  * 32-byte blob in column col (copied to out; column 0's integer to *first
  * when first is not NULL), 0 when there is no such row, -1 on error. */
 static int step_blob32(struct sb_index *idx, sqlite3_stmt *st, int col, uint8_t out[32],
@@ -449,14 +512,14 @@ static int step_blob32(struct sb_index *idx, sqlite3_stmt *st, int col, uint8_t 
 	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		found = db_error(idx->db, err, what);
 	}
-	sqlite3_finalize(st);
+	put_cached(idx, st);
 	return found;
 }
 
 int sb_index_get_head(struct sb_index *idx, const char *bench, const char *log,
 		      uint64_t *count, uint8_t tag[32], struct sb_error *err)
 {
-	sqlite3_stmt *st = prepare(idx, "SELECT count, tag FROM head WHERE bench = ?1 AND log = ?2", err);
+	sqlite3_stmt *st = get_cached(idx, Q_GET_HEAD, err);
 
 	if (st == NULL)
 		return -1;
@@ -468,8 +531,7 @@ int sb_index_get_head(struct sb_index *idx, const char *bench, const char *log,
 int sb_index_put_head(struct sb_index *idx, const char *bench, const char *log,
 		      uint64_t count, const uint8_t tag[32], struct sb_error *err)
 {
-	sqlite3_stmt *st = prepare(idx,
-		"INSERT OR REPLACE INTO head(bench, log, count, tag) VALUES(?1, ?2, ?3, ?4)", err);
+	sqlite3_stmt *st = get_cached(idx, Q_PUT_HEAD, err);
 
 	if (st == NULL)
 		return -1;
@@ -477,16 +539,14 @@ int sb_index_put_head(struct sb_index *idx, const char *bench, const char *log,
 	sqlite3_bind_text(st, 2, log, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)count);
 	sqlite3_bind_blob(st, 4, tag, 32, SQLITE_STATIC);
-	return exec_done(idx, st, err);
+	return exec_cached(idx, st, err);
 }
 
 int sb_index_get_hash(struct sb_index *idx, const char *path,
 		      const struct sb_index_file_stamp *s, uint8_t sha256[32],
 		      struct sb_error *err)
 {
-	sqlite3_stmt *st = prepare(idx,
-		"SELECT sha256 FROM filehash WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3"
-		" AND ctime_ns = ?4 AND ino = ?5", err);
+	sqlite3_stmt *st = get_cached(idx, Q_GET_HASH, err);
 
 	if (st == NULL)
 		return -1;
@@ -502,9 +562,7 @@ int sb_index_put_hash(struct sb_index *idx, const char *path,
 		      const struct sb_index_file_stamp *s, const uint8_t sha256[32],
 		      struct sb_error *err)
 {
-	sqlite3_stmt *st = prepare(idx,
-		"INSERT OR REPLACE INTO filehash(path, size, mtime_ns, ctime_ns, ino, sha256)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)", err);
+	sqlite3_stmt *st = get_cached(idx, Q_PUT_HASH, err);
 
 	if (st == NULL)
 		return -1;
@@ -514,7 +572,7 @@ int sb_index_put_hash(struct sb_index *idx, const char *path,
 	sqlite3_bind_int64(st, 4, s->ctime_ns);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->ino);
 	sqlite3_bind_blob(st, 6, sha256, 32, SQLITE_STATIC);
-	return exec_done(idx, st, err);
+	return exec_cached(idx, st, err);
 }
 
 int sb_index_clear_benches(struct sb_index *idx, struct sb_error *err)

@@ -43,6 +43,14 @@ struct sb_index_bench {
  * NULL) is set to 1 then. */
 struct sb_index *sb_index_open(const char *path, int *rebuilt, struct sb_error *err);
 
+/* Threads: the head and hash calls (sb_index_get_head, _put_head,
+ * _get_hash, _put_hash) may be made by several threads at once on one
+ * index (they take its lock in turn; their statements are prepared once
+ * per index and reused) when sb_index_shareable() is true, i.e. SQLite
+ * was built thread-safe.  Every other call is the opening thread's, made
+ * while no other thread uses the index. */
+bool sb_index_shareable(void);
+
 /* Closes the index; NULL is fine. */
 void sb_index_close(struct sb_index *idx);
 

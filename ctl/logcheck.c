@@ -10,6 +10,7 @@
 #include "ctl/bench.h"
 #include "ctl/logfiles.h"
 #include "ctl/logview.h"
+#include "ctl/parallel.h"
 #include "sbench/key.h"
 #include "sbench/logview.h"
 
@@ -24,7 +25,8 @@ struct check {
 	struct sb_run_ident want;
 	struct sb_log_expect expect;
 	char digest[65];
-	struct sb_log_verifier *v;
+	struct sb_key key;       /* loaded by make_verifier */
+	bool has_key;
 	struct sb_logfiles files;
 	struct sb_logview_summary *sum;
 };
@@ -126,7 +128,7 @@ static int make_verifier(struct check *c, struct sb_error *err)
 {
 	char *keypath = NULL;
 	const char *keyfile = c->o->key_path;
-	struct sb_key key;
+	struct sb_log_verifier *v;
 	int rc;
 
 	if (keyfile == NULL) {
@@ -138,14 +140,17 @@ static int make_verifier(struct check *c, struct sb_error *err)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		keyfile = keypath;
 	}
-	rc = sb_key_load(keyfile, &key, err);
+	rc = sb_key_load(keyfile, &c->key, err);
 	free(keypath);
 	if (rc < 0)
 		return code(err, SB_ERR_INPUT);
-	c->v = sb_log_verifier_create(&key, err);
-	sb_key_cleanse(&key);
-	if (c->v == NULL)
+	c->has_key = true;
+	/* one now, so that a verifier that cannot be made is this error; the
+	 * readers make their own */
+	v = sb_log_verifier_create(&c->key, err);
+	if (v == NULL)
 		return err != NULL && err->code == SB_ERR_NONE ? code(err, SB_ERR_RUNTIME) : -1;
+	sb_log_verifier_destroy(v);
 	return 0;
 }
 
@@ -220,29 +225,170 @@ static int tail_rank(enum sb_log_tail t)
 	return t == SB_LOG_TAIL_OK ? 0 : t == SB_LOG_TAIL_TORN ? 1 : 2;
 }
 
-/* Reads, renders and tallies one file. */
-static void one_file(struct check *c, const char *path)
+/* What reading one file left for the calling thread to pass on, in order. */
+struct file_done {
+	char *io_error;          /* it could not be read: the message (no output) */
+	char *problem;           /* the note of a tail that is not ok */
+	size_t off, len;         /* its rendering in the worker's text */
+	size_t records, verified;
+	enum sb_log_tail tail;
+	bool large;              /* left to the calling thread (LARGE_LOG) */
+	bool nomem;              /* its note or text was lost to memory */
+};
+
+/* The files lo..hi-1 of a batch, on one thread: read, verified and rendered
+ * into a text of its own, with its own verifier and buffer. */
+struct file_worker {
+	struct check *c;
+	size_t lo, hi;
+	struct file_done *done;  /* done[i] for file i of the listing */
+	char *text;
+	size_t text_len;
+};
+
+/* A file larger than this (a benchmark's log of reconciled outcomes has a
+ * record per child) is read by the calling thread and rendered straight
+ * to the output as its records are read: its text is never held. */
+#define LARGE_LOG (1 << 20)
+
+/* Reads, verifies and renders one file into out (NULL: not rendered),
+ * record by record, and keeps in d what the calling thread passes on. */
+static void one_file(struct check *c, struct sb_log_verifier *v, FILE *out, const char *path,
+		     struct file_done *d)
 {
 	struct sb_error err = { 0 };
-	struct sb_log_result *r = sb_logview_read_file(c->out, c->o->format, path, c->is_dir,
-						       c->v, &c->expect, &err);
-	enum sb_log_tail tail;
+	struct sb_log_result *r = NULL;
 
+	if (v == NULL)
+		sb_error_set(&err, SB_ERR_NOMEM, "out of memory reading log '%s'", path);
+	else
+		r = sb_logview_read_file(out, c->o->format, path, c->is_dir, v, &c->expect, &err);
 	if (r == NULL) {
-		NOTE(c, SB_LOGVIEW_NOTE_IO_ERROR, "%s", err.msg);
-		c->sum->io_errors++;
+		d->io_error = strdup(err.msg);
+		d->nomem = d->io_error == NULL;
 		return;
 	}
-	tail = sb_log_result_tail(r);
-	if (tail != SB_LOG_TAIL_OK)
-		NOTE(c, SB_LOGVIEW_NOTE_PROBLEM, "%s: %s (%s)", path, sb_log_result_detail(r),
-		     sb_log_tail_name(tail));
-	c->sum->files++;
-	c->sum->records += sb_log_result_count(r);
-	c->sum->verified += sb_log_result_verified(r);
-	if (tail_rank(tail) > tail_rank(c->sum->tail))
-		c->sum->tail = tail; /* the first of the worst rank, in listing order */
+	d->tail = sb_log_result_tail(r);
+	if (d->tail != SB_LOG_TAIL_OK &&
+	    asprintf(&d->problem, "%s: %s (%s)", path, sb_log_result_detail(r),
+		     sb_log_tail_name(d->tail)) < 0) {
+		d->problem = NULL;
+		d->nomem = true;
+	}
+	d->records = sb_log_result_count(r);
+	d->verified = sb_log_result_verified(r);
 	sb_log_result_destroy(r);
+}
+
+/* One file on a worker: a large one is left to the calling thread. */
+static void worker_file(struct check *c, struct sb_log_verifier *v, FILE *mem, const char *path,
+			struct file_done *d)
+{
+	struct stat st;
+	long off;
+
+	if (stat(path, &st) == 0 && st.st_size > LARGE_LOG) {
+		d->large = true;
+		return;
+	}
+	off = mem ? ftell(mem) : 0;
+	one_file(c, v, mem, path, d);
+	if (mem != NULL && d->io_error == NULL) {
+		d->off = off < 0 ? 0 : (size_t)off;
+		d->len = (size_t)(ftell(mem) - off);
+	}
+}
+
+static void *read_files(void *arg)
+{
+	struct file_worker *w = arg;
+	struct sb_log_verifier *v = sb_log_verifier_create(&w->c->key, NULL);
+	FILE *mem = w->c->out ? open_memstream(&w->text, &w->text_len) : NULL;
+	size_t i;
+
+	for (i = w->lo; i < w->hi; i++)
+		worker_file(w->c, v, mem, w->c->files.v[i].path, &w->done[i]);
+	if (mem != NULL && fclose(mem) != 0) {
+		for (i = w->lo; i < w->hi; i++) /* the text is lost: say so per file */
+			w->done[i].nomem = true;
+	}
+	sb_log_verifier_destroy(v);
+	return NULL;
+}
+
+/* Passes one file on as a single reader would have: its text, its note,
+ * its counts.  -1 when out of memory lost its text or note. */
+static int pass_on(struct check *c, const char *text, const char *path, struct file_done *d)
+{
+	struct sb_log_verifier *v;
+
+	if (d->large) {
+		v = sb_log_verifier_create(&c->key, NULL);
+		one_file(c, v, c->out, path, d);
+		sb_log_verifier_destroy(v);
+	}
+	if (d->nomem)
+		return -1;
+	if (d->io_error != NULL) {
+		NOTE(c, SB_LOGVIEW_NOTE_IO_ERROR, "%s", d->io_error);
+		c->sum->io_errors++;
+		return 0;
+	}
+	if (c->out != NULL && d->len > 0)
+		fwrite(text + d->off, 1, d->len, c->out);
+	if (d->problem != NULL)
+		NOTE(c, SB_LOGVIEW_NOTE_PROBLEM, "%s", d->problem);
+	c->sum->files++;
+	c->sum->records += d->records;
+	c->sum->verified += d->verified;
+	if (tail_rank(d->tail) > tail_rank(c->sum->tail))
+		c->sum->tail = d->tail; /* the first of the worst rank, in listing order */
+	return 0;
+}
+
+/* Files read per batch: the rendered text of a batch is held until it is
+ * written, so a batch bounds the memory whatever the number of files. */
+#define BATCH 4096
+
+/* Every listed file, in batches, each split among the threads in contiguous
+ * ranges; the texts and notes are passed on from this thread in listing
+ * order, so the output is that of one reader. */
+static int read_all(struct check *c, struct sb_error *err)
+{
+	struct file_worker w[SB_PARALLEL_MAX];
+	struct file_done *done = calloc(BATCH, sizeof(*done));
+	size_t n, k, i, lo, hi, per;
+	int rc = 0;
+
+	if (done == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	n = c->o->threads ? c->o->threads : sb_parallel_threads(c->files.n, 64, SB_PARALLEL_MAX);
+	if (n > SB_PARALLEL_MAX)
+		n = SB_PARALLEL_MAX;
+	if (n > c->files.n)
+		n = c->files.n > 0 ? c->files.n : 1;
+	for (lo = 0; rc == 0 && lo < c->files.n; lo = hi) {
+		hi = c->files.n - lo > BATCH ? lo + BATCH : c->files.n;
+		per = (hi - lo + n - 1) / n;
+		for (k = 0; k < n; k++) {
+			w[k] = (struct file_worker){ .c = c, .done = done - lo };
+			w[k].lo = lo + k * per < hi ? lo + k * per : hi;
+			w[k].hi = w[k].lo + per < hi ? w[k].lo + per : hi;
+		}
+		sb_parallel_run(read_files, w, sizeof(w[0]), n);
+		for (k = 0; k < n; k++) {
+			for (i = w[k].lo; i < w[k].hi; i++) {
+				if (rc == 0 && pass_on(c, w[k].text, c->files.v[i].path, &done[i - lo]) < 0)
+					rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory rendering the logs");
+				free(done[i - lo].io_error);
+				free(done[i - lo].problem);
+			}
+			free(w[k].text);
+		}
+		memset(done, 0, BATCH * sizeof(*done));
+	}
+	free(done);
+	return rc;
 }
 
 int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
@@ -255,7 +401,6 @@ int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
 		.want = { .child = -1, .attempt = -1, .restart = -1, .pid = -1 },
 		.sum = sum ? sum : &local,
 	};
-	size_t i;
 	int rc = -1;
 
 	memset(c.sum, 0, sizeof(*c.sum));
@@ -264,8 +409,8 @@ int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
 	c.benchdir = sb_logfiles_benchdir(path);
 	if (check_bench(&c, err) < 0 || make_verifier(&c, err) < 0 || list_files(&c, err) < 0)
 		goto out;
-	for (i = 0; i < c.files.n; i++)
-		one_file(&c, c.files.v[i].path);
+	if (read_all(&c, err) < 0)
+		goto out;
 	c.sum->io_errors += c.files.errors;
 	if (c.is_dir && out != NULL)
 		sb_logview_total(out, c.o->format, c.sum);
@@ -276,7 +421,8 @@ int sb_logview_verify(const char *path, const struct sb_logview_opts *opts,
 	rc = 0;
 out:
 	sb_logfiles_release(&c.files);
-	sb_log_verifier_destroy(c.v);
+	if (c.has_key)
+		sb_key_cleanse(&c.key);
 	free(c.benchdir);
 	return rc;
 }

@@ -1,13 +1,17 @@
 /* The log files of a path and their order (ctl/logfiles.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctl/logfiles.h"
+#include "proto/util.h"
+#include "sbench/log.h"
 
 #define MAX_DEPTH 16
 #define MAX_FILES ((size_t)10000000)
@@ -28,6 +32,100 @@ void sb_logfiles_note(sb_logview_note_fn fn, void *arg, enum sb_logview_note kin
 		return;
 	fn(arg, kind, msg);
 	free(msg);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* Makes room for want bytes; -1 when out of memory. */
+static int logbuf_reserve(struct sb_logbuf *b, size_t want)
+{
+	char *bigger;
+
+	if (want <= b->cap)
+		return 0;
+	if ((bigger = realloc(b->data, want)) == NULL)
+		return -1;
+	b->data = bigger;
+	b->cap = want;
+	return 0;
+}
+
+/* Reads fd to its end into b (at most SB_LOG_FILE_MAX + 1 bytes), starting
+ * with room for hint + 1 bytes: the one byte more sees a file that grew.
+ * A short read of a regular file is its end (as the kernel reads one).
+ * -1 with errno (EFBIG past the limit). */
+static int logbuf_fill(struct sb_logbuf *b, int fd, size_t hint)
+{
+	size_t max = (size_t)SB_LOG_FILE_MAX + 1;
+	int intr = 0;
+
+	b->len = 0;
+	if (logbuf_reserve(b, (hint < max ? hint : max) + 1) < 0)
+		return errno = ENOMEM, -1;
+	for (;;) {
+		size_t room;
+		ssize_t k;
+
+		if (b->len == b->cap && logbuf_reserve(b, b->cap > max / 2 ? max : b->cap * 2) < 0)
+			return errno = ENOMEM, -1;
+		room = b->cap - b->len;
+		if (room == 0)
+			return errno = EFBIG, -1; /* cap is max: the file is over the limit */
+		k = read(fd, b->data + b->len, room);
+		if (k < 0 && errno == EINTR && ++intr < SB_EINTR_MAX)
+			continue;
+		if (k < 0)
+			return -1;
+		b->len += (size_t)k;
+		if (k == 0 || (size_t)k < room)
+			break;
+		intr = 0;
+	}
+	if (b->len > SB_LOG_FILE_MAX)
+		return errno = EFBIG, -1;
+	return 0;
+}
+
+int sb_logbuf_read_at(struct sb_logbuf *b, int dirfd, const char *rel, const char *shown_dir,
+		      struct stat *st, struct sb_error *err)
+{
+	const char *sep = shown_dir ? "/" : "", *dir = shown_dir ? shown_dir : "";
+	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), e;
+
+	if (fd < 0)
+		return sb_errorf(err, "cannot open log '%s%s%s': %s", dir, sep, rel, strerror(errno));
+	if (fstat(fd, st) < 0) {
+		e = errno;
+		close(fd);
+		return sb_errorf(err, "cannot stat log '%s%s%s': %s", dir, sep, rel, strerror(e));
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return sb_errorf(err, "log '%s%s%s' is not a regular file", dir, sep, rel);
+	}
+	if (st->st_size > SB_LOG_FILE_MAX) {
+		close(fd);
+		return sb_errorf(err, "log '%s%s%s' is larger than the limit of %u bytes", dir, sep, rel, SB_LOG_FILE_MAX);
+	}
+	if (logbuf_fill(b, fd, (size_t)st->st_size) < 0) {
+		e = errno;
+		close(fd);
+		if (e == EFBIG)
+			return sb_errorf(err, "log '%s%s%s' is larger than the limit of %u bytes", dir, sep, rel,
+					 SB_LOG_FILE_MAX);
+		if (e == ENOMEM)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory reading log '%s%s%s'", dir, sep, rel);
+		return sb_errorf(err, "cannot read log '%s%s%s': %s", dir, sep, rel, strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+void sb_logbuf_release(struct sb_logbuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
 }
 
 /* ---- listing ---------------------------------------------------------- */

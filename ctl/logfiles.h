@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+
+#include "sbench/error.h"
 
 #include "sbench/logview.h"
 
@@ -55,6 +58,24 @@ void sb_logfiles_keep_child(struct sb_logfiles *f, int64_t child);
 /* Sorts in child order: named files by sb_log_name_cmp then path, then the
  * other files by path. */
 void sb_logfiles_sort(struct sb_logfiles *f);
+
+/* A buffer reused for the bytes of one log after another (one per thread). */
+struct sb_logbuf {
+	char *data;
+	size_t len, cap;
+};
+
+/* Reads the log rel, relative to the directory dirfd (AT_FDCWD: the working
+ * directory), whole into b, and its fstat into *st: one open, one fstat and
+ * (on a warm cache) one read, as a log that grows while it is read is read
+ * up to where its writer was.  The errors are sb_log_read_file's, naming
+ * the log "shown_dir/rel" (rel when shown_dir is NULL): not there or
+ * unreadable, not a regular file, larger than SB_LOG_FILE_MAX, out of
+ * memory. */
+int sb_logbuf_read_at(struct sb_logbuf *b, int dirfd, const char *rel, const char *shown_dir,
+		      struct stat *st, struct sb_error *err);
+
+void sb_logbuf_release(struct sb_logbuf *b);
 
 /* Frees the paths and the array (not f itself); f is then empty. */
 void sb_logfiles_release(struct sb_logfiles *f);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 
 #include "ctl/earlystop.h"
 #include "ctl/index.h"
+#include "ctl/logfiles.h"
+#include "ctl/parallel.h"
 #include "ctl/resulthash.h"
 #include "ctl/spans.h"
 #include "ctl/status_internal.h"
@@ -246,15 +249,17 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 	return 0;
 }
 
-static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_index *idx,
-		    int64_t child, struct sb_attempt_status *a, const char *rel, bool rehash,
-		    struct sb_error *err)
+/* Reads, verifies and takes in the log rel (below the benchmark directory,
+ * open as dirfd) of attempt a, with the verifier v and the buffer buf of
+ * the calling thread. */
+static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_logbuf *buf,
+		    int dirfd, struct sb_index *idx, int64_t child, struct sb_attempt_status *a,
+		    const char *rel, bool rehash, struct sb_error *err)
 {
 	struct sb_run_ident want = { .bench = st->bench->digest, .child = child,
 				     .attempt = a->attempt, .restart = -1, .pid = -1 };
 	struct sb_log_head head;
 	struct sb_log_expect ex = { .id = &want };
-	char *path;
 	struct sb_log_result *r;
 	struct sb_error why = { 0 };
 	struct stat sb;
@@ -262,23 +267,21 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 	size_t i, nv;
 	int have_head = 0, rc = 0;
 
-	if (asprintf(&path, "%s/%s", st->bench->dir, rel) < 0)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
 		head.count = count;
 		ex.head = &head;
 		have_head = 1;
 	}
-	r = sb_log_read_file(v, path, &ex, err);
-	if (r == NULL) {
-		free(path);
+	/* the open is relative to the directory (no walk of its whole path),
+	 * and its fstat gives the mtime: no second stat */
+	if (sb_logbuf_read_at(buf, dirfd, rel, st->bench->dir, &sb, err) < 0)
 		return -1;
-	}
+	r = sb_log_read_buffer(v, buf->data, buf->len, &ex, err);
+	if (r == NULL)
+		return -1;
 	a->log.present = true;
 	a->log.tail = sb_log_result_tail(r);
-	if (stat(path, &sb) == 0)
-		a->log.last_life_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
-	free(path);
+	a->log.last_life_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
 	nv = sb_log_result_verified(r);
 	for (i = 0; rc == 0 && i < nv; i++) {
 		const struct sb_log_record *rec = sb_log_result_record(r, i);
@@ -319,14 +322,88 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_i
 	return rc < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory reading log '%s'", rel) : 0;
 }
 
-/* Every attempt's chosen log, read in the order of the children. */
+/* The reading of the logs of children lo..hi-1, on one thread: its own
+ * verifier and buffer; the attempts of those children are its alone.  The
+ * index is shared (its lock).  Worker 0 runs in the calling thread and is
+ * the one that reports progress, of every worker's count. */
+struct log_worker {
+	struct sb_status *st;
+	const struct sb_key *key;
+	struct sb_index *idx;
+	const struct sb_status_cfg *o;
+	struct log_choice **choices;
+	int dirfd;                /* the benchmark directory */
+	size_t lo, hi;
+	size_t total;             /* logs of every worker */
+	atomic_size_t *done;      /* logs read by every worker */
+	bool reports;             /* worker 0 */
+	int rc;
+	struct sb_error err;      /* when rc < 0: this range's first error */
+};
+
+static void *read_range(void *arg)
+{
+	struct log_worker *w = arg;
+	struct sb_logbuf buf = { 0 };
+	struct sb_log_verifier *v = sb_log_verifier_create(w->key, &w->err);
+	size_t c, i, shown = 0;
+
+	w->rc = v ? 0 : -1;
+	for (c = w->lo; w->rc == 0 && c < w->hi; c++) {
+		for (i = 0; w->rc == 0 && i < w->st->children[c].nattempts; i++) {
+			struct sb_attempt_status *a = &w->st->children[c].attempts[i];
+			struct log_choice *lc = &w->choices[c][i];
+			size_t d;
+
+			if (lc->rel == NULL)
+				continue;
+			a->log_restart = lc->restart;
+			a->log_rel = lc->rel; /* a owns it from here on */
+			lc->rel = NULL;
+			w->rc = read_log(w->st, v, &buf, w->dirfd, w->idx, (int64_t)c, a, a->log_rel,
+					 w->o->rehash, &w->err);
+			d = atomic_fetch_add(w->done, 1) + 1;
+			/* about once per 1,000 logs of all workers, from the calling thread */
+			if (w->reports && w->total >= 1000 && d / 997 != shown / 997 && d != w->total) {
+				sb_ctx_progress(w->o->ctx, "reading logs", d, w->total);
+				shown = d;
+			}
+		}
+	}
+	sb_logbuf_release(&buf);
+	sb_log_verifier_destroy(v);
+	return NULL;
+}
+
+/* The threads to read on: the context's number (SB_THREADS), else one per
+ * core, fewer for a small benchmark (a thread is worth it from about 256
+ * logs), and one when the index cannot be shared. */
+static size_t reader_threads(const struct sb_status_cfg *o, const struct sb_index *idx, size_t logs)
+{
+	unsigned want = sb_ctx_threads(o->ctx);
+	size_t n;
+
+	if (idx && !sb_index_shareable())
+		return 1;
+	if (want == 0)
+		return sb_parallel_threads(logs, 256, SB_PARALLEL_MAX);
+	n = want < logs ? want : logs;
+	return n > SB_PARALLEL_MAX ? SB_PARALLEL_MAX : n > 0 ? n : 1;
+}
+
+/* Every attempt's chosen log, read on a few threads, each given a
+ * contiguous range of children with about as many logs as the others.
+ * What each attempt gets is what a single reader gives it, and the error is
+ * the first in child order (the lowest range's first): the same output
+ * whatever the number of threads. */
 static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
 		     const struct sb_status_cfg *o, struct sb_error *err)
 {
 	struct log_choice **choices = calloc(st->n, sizeof(*choices));
-	struct sb_log_verifier *v = NULL;
-	size_t c, i, done = 0, total = 0;
-	int rc = -1;
+	struct log_worker w[SB_PARALLEL_MAX];
+	atomic_size_t done = 0;
+	size_t c, i, k, n, total = 0, seen = 0;
+	int dirfd = -1, rc = -1;
 
 	if (choices == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
@@ -337,27 +414,45 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 			goto out;
 		}
 	}
-	if (scan_logs(st, choices, err) < 0 || (v = sb_log_verifier_create(key, err)) == NULL)
+	if (scan_logs(st, choices, err) < 0)
 		goto out;
 	for (c = 0; c < st->n; c++)
 		for (i = 0; i < st->children[c].nattempts; i++)
 			total += choices[c][i].rel != NULL;
-	for (c = 0; c < st->n; c++) {
-		for (i = 0; i < st->children[c].nattempts; i++) {
-			struct sb_attempt_status *a = &st->children[c].attempts[i];
-			if (choices[c][i].rel == NULL)
-				continue;
-			a->log_restart = choices[c][i].restart;
-			a->log_rel = choices[c][i].rel; /* a owns it from here on */
-			choices[c][i].rel = NULL;
-			if (read_log(st, v, idx, (int64_t)c, a, a->log_rel, o->rehash, err) < 0)
-				goto out;
-			progress(o, "reading logs", ++done, total);
+	if (total == 0) {
+		rc = 0;
+		goto out;
+	}
+	dirfd = open(st->bench->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		sb_errorf(err, "cannot read '%s': %s", st->bench->dir, strerror(errno));
+		goto out;
+	}
+	n = reader_threads(o, idx, total);
+	for (k = 0, c = 0; k < n; k++) {
+		w[k] = (struct log_worker){ .st = st, .key = key, .idx = idx, .o = o, .choices = choices,
+					    .dirfd = dirfd, .lo = c, .total = total, .done = &done,
+					    .reports = k == 0 };
+		/* up to the child where the first (k + 1) * total / n logs end */
+		for (; c < st->n && (k == n - 1 || seen < (k + 1) * total / n); c++)
+			for (i = 0; i < st->children[c].nattempts; i++)
+				seen += choices[c][i].rel != NULL;
+		w[k].hi = c;
+	}
+	sb_parallel_run(read_range, w, sizeof(w[0]), n);
+	rc = 0;
+	for (k = 0; k < n && rc == 0; k++) {
+		if (w[k].rc < 0) {
+			if (err)
+				*err = w[k].err;
+			rc = -1;
 		}
 	}
-	rc = 0;
+	if (rc == 0)
+		progress(o, "reading logs", total, total);
 out:
-	sb_log_verifier_destroy(v);
+	if (dirfd >= 0)
+		close(dirfd);
 	for (c = 0; c < st->n; c++)
 		for (i = 0; choices[c] && i < st->children[c].nattempts; i++)
 			free(choices[c][i].rel);

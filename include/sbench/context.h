@@ -52,10 +52,13 @@ void sb_ctx_destroy(struct sb_ctx *ctx);
  *                  index.sqlite; else none
  *   SB_LOOKUP_WINDOW  the lookup window, in seconds (a decimal number,
  *                  when set and not empty)
+ *   SB_THREADS     the threads reading and verifying logs (a whole number
+ *                  from 1 to SB_CTX_THREADS_MAX, when set and not empty)
  * Variables that are absent leave the current values.  -1 with
  * SB_ERR_INPUT when a value is unusable (a relative SB_AGENT, an
  * SB_LOOKUP_WINDOW that is not a number of seconds from 0 to
- * SB_CTX_LOOKUP_WINDOW_MAX), and nothing changed then.  It reads envp
+ * SB_CTX_LOOKUP_WINDOW_MAX, an SB_THREADS out of range), and nothing
+ * changed then.  It reads envp
  * only, never the process's environment: sbctl finds the sbagent beside
  * its own executable itself when SB_AGENT is unset. */
 int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err);
@@ -91,6 +94,14 @@ double sb_ctx_settle(const struct sb_ctx *ctx);
  * SB_CTX_LOOKUP_WINDOW_MAX. */
 int sb_ctx_set_lookup_window(struct sb_ctx *ctx, double seconds, struct sb_error *err);
 double sb_ctx_lookup_window(const struct sb_ctx *ctx);
+
+/* How many threads status, analyze and log verification read and verify
+ * logs on: 0 (the default) for one per core online, at most
+ * SB_CTX_THREADS_MAX.  The output is the same whatever the number.  -1 with
+ * SB_ERR_INPUT above the limit. */
+#define SB_CTX_THREADS_MAX 64
+int sb_ctx_set_threads(struct sb_ctx *ctx, unsigned threads, struct sb_error *err);
+unsigned sb_ctx_threads(const struct sb_ctx *ctx);
 
 /* Callbacks for warnings (one message a call, no newline) and progress;
  * NULL drops them.  user is passed back unchanged. */

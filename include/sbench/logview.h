@@ -80,6 +80,10 @@ struct sb_logview_opts {
 	/* Where notes go; NULL: nowhere (the summary still counts them). */
 	sb_logview_note_fn note;
 	void *note_arg;
+	/* The threads the files of a directory are read and verified on: 0
+	 * for one per core online (sbctl: SB_THREADS).  The output, the notes
+	 * and their order are the same whatever the number. */
+	unsigned threads;
 };
 
 /* What was read.  tail is the worst class found: the first tamper class

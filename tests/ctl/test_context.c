@@ -48,6 +48,45 @@ static void test_env_as_sbctl_reads_it(void **state)
 	sb_ctx_destroy(ctx);
 }
 
+/* SB_THREADS: 1 to 64, else refused with nothing changed; 0 (the default)
+ * is one per core and can be set, not read from the environment. */
+static void test_threads(void **state)
+{
+	char *env[] = { "SB_THREADS=3", NULL };
+	char *env_empty[] = { "SB_THREADS=", NULL };
+	char *env_bad[][3] = {
+		{ "SB_THREADS=0", "SB_ROOT=/new", NULL },
+		{ "SB_THREADS=65", "SB_ROOT=/new", NULL },
+		{ "SB_THREADS=-1", "SB_ROOT=/new", NULL },
+		{ "SB_THREADS=2x", "SB_ROOT=/new", NULL },
+		{ "SB_THREADS=99999999999999999999", "SB_ROOT=/new", NULL },
+	};
+	struct sb_ctx *ctx = sb_ctx_create(NULL);
+	struct sb_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sb_ctx_threads(ctx), 0);
+	assert_int_equal(sb_ctx_load_env(ctx, env, &err), 0);
+	assert_int_equal(sb_ctx_threads(ctx), 3);
+	assert_int_equal(sb_ctx_load_env(ctx, env_empty, &err), 0); /* empty: unchanged */
+	assert_int_equal(sb_ctx_threads(ctx), 3);
+	for (i = 0; i < sizeof(env_bad) / sizeof(env_bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(sb_ctx_load_env(ctx, env_bad[i], &err), -1);
+		assert_int_equal(err.code, SB_ERR_INPUT);
+		assert_non_null(strstr(err.msg, "is not a number of threads from 1 to 64"));
+		assert_int_equal(sb_ctx_threads(ctx), 3);
+		assert_string_equal(sb_ctx_root(ctx), "./sbench-runs");
+	}
+	assert_int_equal(sb_ctx_set_threads(ctx, 0, &err), 0);
+	assert_int_equal(sb_ctx_threads(ctx), 0);
+	assert_int_equal(sb_ctx_set_threads(ctx, 65, &err), -1);
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_int_equal(sb_ctx_threads(NULL), 0);
+	sb_ctx_destroy(ctx);
+}
+
 static void test_lookup_window(void **state)
 {
 	char *env[] = { "SB_LOOKUP_WINDOW=0.5", NULL };
@@ -155,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_env_as_sbctl_reads_it),
 		cmocka_unit_test(test_lookup_window),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_env_refusals_change_nothing),
 		cmocka_unit_test(test_callbacks),
 	};
