@@ -4,6 +4,7 @@
  * classifies and records the scheduler's final states.  This file holds the
  * stages that read submissions/ and jobs/, and the classification. */
 #include <fcntl.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -365,7 +366,7 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 			  int64_t child, const struct sb_attempt_status *a, struct sb_error *err)
 {
 	struct sb_subm_entry e;
-	char state[64];
+	char state[64], job[SB_SCHED_JOB_ID_LEN];
 
 	if (*w == NULL) {
 		if ((*w = sb_subm_writer_create(st->bench, key, err)) == NULL)
@@ -377,7 +378,7 @@ static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const
 	e.attempt = a->attempt;
 	e.chunk = -1;
 	e.child = child;
-	sb_sched_row_job_id(&a->sched.row, e.job_id);
+	e.job_id = sb_sched_row_job_id(&a->sched.row, job);
 	e.state = sb_status_sched_state(a, state, sizeof(state));
 	e.exit_code = a->sched.row.exit_code;
 	e.signal = a->sched.row.exit_signal;
@@ -559,6 +560,7 @@ static int collect_records(struct gather *g, struct sb_error *err)
 	g->subm.v = NULL;
 	g->subm.n = g->subm.cap = 0;
 	sb_arena_release(&g->subm.strings);
+	malloc_trim(0);
 	return 0;
 }
 
