@@ -290,7 +290,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 		if (!strcmp(rec->type, "start") && !a->log.has_start) {
 			a->log.has_start = true;
 			a->log.start_ns = rec->time_ns;
-			if (rec->id.job_id && (a->log.job_id = strdup(rec->id.job_id)) == NULL)
+			if (rec->id.job_id && sb_log_evidence_set_job_id(&a->log, rec->id.job_id) < 0)
 				rc = -1;
 		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
 			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
