@@ -18,15 +18,18 @@
  * mean none. */
 struct sb_log_evidence {
 	/* the flags first, packed: one of these per attempt of every child */
-	bool present;         /* a log file exists for this run */
-	bool has_start;
-	bool has_finish;
-	bool has_usage;       /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
-	bool job_is_num;      /* the job id is job_num (job_id NULL) */
+	bool present : 1;     /* a log file exists for this run */
+	bool has_start : 1;
+	bool has_finish : 1;
+	bool has_usage : 1;   /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
+	bool job_is_num : 1;  /* the job id is job_num, not job_id */
 	enum sb_log_tail tail;   /* how the verified reading ended */
-	char *job_id;         /* SLURM_JOB_ID in the records, unless a number
-	                         (sb_log_evidence_set_job_id, sb_log_job_id) */
-	uint64_t job_num;
+	union {               /* SLURM_JOB_ID in the records: a number when it is
+	                         one (sb_log_evidence_set_job_id), else its text;
+	                         read it with sb_log_job_id */
+		char *job_id;
+		uint64_t job_num;
+	};
 	int exit_code;        /* finish: -1 when killed by a signal or no finish */
 	int signal;           /* finish: the signal, or 0 */
 	char *error;          /* finish: exec failure text */

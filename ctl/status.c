@@ -30,7 +30,8 @@
 /* The evidence strings of a log (sb_log_evidence owns none itself). */
 static void log_evidence_release(struct sb_log_evidence *l)
 {
-	free(l->job_id);
+	if (!l->job_is_num)
+		free(l->job_id);
 	free(l->error);
 	free(l->not_ok);
 	free(l->changed);
