@@ -220,7 +220,8 @@ typedef int (*sb_log_each_fn)(const struct sb_log_record *rec, void *arg,
 	struct sb_error *err);
 
 /* Reads and verifies like sb_log_read_file, in memory that does not grow
- * with the number of records: each record is handed to each (NULL: none)
+ * with the log: the file is read through a window of two of the largest
+ * frames that slides on, and each record is handed to each (NULL: none)
  * as it is read, then dropped.  The result has the counts, the tail, its
  * detail and the head; sb_log_result_record gives record 0 only.  When
  * each fails, or memory runs out, each has already seen the records
