@@ -82,7 +82,7 @@ static int run_query(const struct sb_status_sched_ops *ops, char **argv, const c
 		sb_proc_result_release(&r);
 		return rc;
 	}
-	rc = squeue ? sb_squeue_parse(r.out, rows, max, err) : sb_sacct_parse(r.out, rows, max, err);
+	rc = sb_sched_parse_output(r.out, r.out_len, squeue, rows, max, err);
 	sb_proc_result_release(&r);
 	return rc;
 }
