@@ -15,8 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "agent/agent.h"
 #include "agent/bench.h"
 #include "agent/watch.h"
@@ -329,9 +327,6 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	unignore_signals();
 	guard_stdio();
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
-		OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
-		OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
 
 	if (sb_agent_bench_mode()) {
 		run_from_bench(argc, argv, &bench, &run);

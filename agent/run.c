@@ -26,6 +26,27 @@
 #define KILL_RESERVE 2.0
 #define FINISH_RESERVE 0.5
 
+/* fmin and ceil for the finite numbers here, without libm (one library
+ * fewer for the dynamic loader: see docs/sbagent.md, PERFORMANCE; gcc
+ * inlines ceil, clang calls it) */
+static double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+/* poll's timeout for s > 0 seconds: whole milliseconds rounded up (so the
+ * loop does not wake just before its deadline), at most a day */
+static int poll_ms(double s)
+{
+	double ms = s * 1000;
+	int n;
+
+	if (ms >= 86400000.0)
+		return 86400000;
+	n = (int)ms;
+	return n < ms ? n + 1 : n;
+}
+
 struct loop {
 	const struct sb_agent_run *run;
 	struct sb_log_writer *w;
@@ -150,7 +171,7 @@ static void early_stop(struct loop *l, const struct sb_agent_metrics *m, double 
 		return;
 	fwd = group_alive(l) && kill(-l->child, SIGTERM) == 0;
 	record_signal(l, SIGTERM, fwd ? "sent_for_early_stop" : "not_forwarded");
-	l->kill_at = now + kw - fmin(KILL_RESERVE, 0.3 * kw);
+	l->kill_at = now + kw - min_d(KILL_RESERVE, 0.3 * kw);
 }
 
 static void heartbeat(struct loop *l, double now)
@@ -288,7 +309,7 @@ static void handle_signal(struct loop *l, int sig)
 		record_signal(l, sig, fwd ? "forwarded" : "not_forwarded");
 		if (is_termination(sig) && l->term_sig == 0) {
 			double kw = l->run->kill_wait_s;
-			double reserve = fmin(KILL_RESERVE, 0.3 * kw);
+			double reserve = min_d(KILL_RESERVE, 0.3 * kw);
 
 			l->term_sig = sig;
 			l->term_at = sb_agent_now();
@@ -326,7 +347,7 @@ static double finish_deadline(const struct loop *l)
 {
 	double kw = l->run->kill_wait_s;
 
-	return l->term_sig ? l->term_at + kw - fmin(FINISH_RESERVE, 0.1 * kw) : 0;
+	return l->term_sig ? l->term_at + kw - min_d(FINISH_RESERVE, 0.1 * kw) : 0;
 }
 
 /* Asked by the hashing between chunks: the command's tree is gone, but
@@ -347,28 +368,45 @@ static double hashing_deadline(void *arg)
 	return finish_deadline(l);
 }
 
-static void child_exec(const struct sb_agent_run *run, int fd, int tty)
+/* The child between vfork and exec.  It shares sbagent's memory until exec,
+ * so it only makes system calls on its own stack and stores exec's errno in
+ * *exec_errno for the parent (no pipe is needed: the parent resumes once
+ * the child has exec'd or exited).  Signal dispositions are not reset here:
+ * sbagent set every ignored one back to the default at start
+ * (unignore_signals in main.c) and installs no handler, and exec resets
+ * caught ones anyway, so the command starts with every disposition at its
+ * default with one system call instead of 64. */
+static void child_exec(const struct sb_agent_run *run, int tty, volatile int *exec_errno)
 {
-	struct sigaction sa;
 	sigset_t none;
-	int sig, e;
+	int e;
 
 	setpgid(0, 0);
 	if (tty)
 		tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvp(run->argv[0], run->argv);
 	e = errno;
-	while (write(fd, &e, sizeof(e)) < 0 && errno == EINTR)
-		;
+	*exec_errno = e;
 	_exit(e == ENOENT ? SB_AGENT_EXIT_NOTFOUND : SB_AGENT_EXIT_NOEXEC);
+}
+
+/* Starts the command: its pid, or -1 (errno set).  vfork, not fork: the
+ * command's exec does not wait for sbagent's page tables to be copied, nor
+ * sbagent for copy-on-write faults afterwards (docs/sbagent.md,
+ * PERFORMANCE).  *exec_errno is 0, or why exec failed (the child has then
+ * exited 126 or 127). */
+static pid_t spawn(const struct sb_agent_run *run, int tty, int *exec_errno)
+{
+	volatile int e = 0;
+	pid_t pid;
+
+	pid = vfork();
+	if (pid == 0)
+		child_exec(run, tty, &e);
+	*exec_errno = e;
+	return pid;
 }
 
 static int set_child_env(const struct sb_agent_run *run, struct sb_error *err)
@@ -397,8 +435,7 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 {
 	struct loop l;
 	sigset_t all;
-	int sfd, pfd[2], e = 0, tty;
-	ssize_t n;
+	int sfd, e = 0, tty;
 
 	memset(out, 0, sizeof(*out));
 	memset(&l, 0, sizeof(l));
@@ -416,30 +453,17 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 		close(sfd);
 		return -1;
 	}
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		sb_errorf(err, "cannot create a pipe: %s", strerror(errno));
-		close(sfd);
-		return -1;
-	}
 	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	l.t0 = sb_agent_now();
-	l.child = fork();
+	l.child = spawn(run, tty, &e);
 	if (l.child < 0) {
-		sb_errorf(err, "cannot fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
+		sb_errorf(err, "cannot start the command: vfork failed: %s", strerror(errno));
 		close(sfd);
 		return -1;
 	}
-	if (l.child == 0)
-		child_exec(run, pfd[1], tty);
-	setpgid(l.child, l.child); /* both sides, so no signal finds it outside */
-	close(pfd[1]);
-	do
-		n = read(pfd[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (n == (ssize_t)sizeof(e)) {
+	/* no setpgid here: the parent resumes after the child's exec, its
+	 * setpgid(0, 0) done */
+	if (e != 0) {
 		out->exec_errno = e;
 		while (waitpid(l.child, &l.status, 0) < 0 && errno == EINTR)
 			;
@@ -469,7 +493,7 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 		else if (wake <= now)
 			timeout = 0;
 		else
-			timeout = (int)fmin(ceil((wake - now) * 1000), 86400000.0);
+			timeout = poll_ms(wake - now);
 		if (poll(&p, 1, timeout) > 0)
 			drain_signals(&l, sfd);
 		now = sb_agent_now();

@@ -289,8 +289,12 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 	if (!started && st == SB_STATE_FAILED) {
 		if (settling_since_end(sched, p, stext, "log to appear", out))
 			return;
-		verdict(out, SB_CLASS_FAILED, "job %s FAILED (ExitCode %d:%d) before sbagent started",
-			rid, r->exit_code, r->exit_signal);
+		if (r->exit_code == 125) /* sbagent's own failure before the command ran */
+			verdict(out, SB_CLASS_FAILED, "job %s FAILED (ExitCode 125:%d): sbagent could "
+				"not start the run (its stderr says why)", rid, r->exit_signal);
+		else
+			verdict(out, SB_CLASS_FAILED, "job %s FAILED (ExitCode %d:%d) before sbagent "
+				"started", rid, r->exit_code, r->exit_signal);
 		return;
 	}
 

@@ -18,6 +18,9 @@ struct capture {
 	char *buf;
 	size_t len, max;
 	int truncated;
+	int (*sink)(void *arg, const char *data, size_t len); /* not NULL: nothing kept */
+	void *sink_arg;
+	int sink_rc;
 };
 
 static int64_t now_ms(void)
@@ -40,6 +43,11 @@ static int capture_read(struct capture *c)
 		close(c->fd);
 		c->fd = -1;
 		return 0;
+	}
+	if (c->sink != NULL) {
+		if (c->sink_rc == 0)
+			c->sink_rc = c->sink(c->sink_arg, tmp, (size_t)n);
+		return 1;
 	}
 	if (c->len < c->max) {
 		size_t take = (size_t)n;
@@ -246,9 +254,10 @@ int sb_proc_run_opts(char *const argv[], const struct sb_proc_opts *o,
 		close(err_pipe[0]); close(err_pipe[1]);
 		return sb_errorf(err, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
 	}
-	cap[0] = (struct capture){ .fd = out_pipe[0], .max = o->max_output };
+	cap[0] = (struct capture){ .fd = out_pipe[0], .max = o->out_sink ? 0 : o->max_output,
+				   .sink = o->out_sink, .sink_arg = o->out_sink_arg };
 	cap[1] = (struct capture){ .fd = err_pipe[0], .max = o->max_output };
-	cap[0].buf = malloc(o->max_output + 1);
+	cap[0].buf = malloc(cap[0].max + 1);
 	cap[1].buf = malloc(o->max_output + 1);
 	pid = cap[0].buf && cap[1].buf ? fork() : -1;
 	if (pid < 0) {
@@ -301,6 +310,7 @@ int sb_proc_run_opts(char *const argv[], const struct sb_proc_opts *o,
 	res->err_len = cap[1].len;
 	res->err[res->err_len] = '\0';
 	res->truncated = cap[0].truncated || cap[1].truncated;
+	res->sink_rc = cap[0].sink_rc;
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct sb_proc_result {
 	char *err;       /* stderr, at most max_output bytes */
 	size_t err_len;
 	int truncated;   /* 1 when either stream exceeded max_output */
+	int sink_rc;     /* what out_sink returned first other than 0, or 0 */
 };
 
 struct sb_proc_opts {
@@ -39,6 +40,13 @@ struct sb_proc_opts {
 	 * arrives is taken (res->interrupted) and leaves the program at most
 	 * interrupt_wait_ms more; a second kills it at once. */
 	int interrupt_wait_ms;
+	/* Not NULL: stdout is handed to out_sink as it is read, in pieces of
+	 * any size, instead of being kept (res->out is then "", and
+	 * max_output bounds stderr alone).  A non-zero return stops the
+	 * passing on (the rest is read and dropped); the first is kept in
+	 * res->sink_rc. */
+	int (*out_sink)(void *arg, const char *data, size_t len);
+	void *out_sink_arg;
 };
 
 /* Runs argv[0] (searched in PATH) with argv, stdin from /dev/null, in its

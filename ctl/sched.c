@@ -2,11 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ctl/sched.h"
 
@@ -418,39 +415,6 @@ int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tas
 		    struct sb_error *err)
 {
 	return parse_lines(text, 5, squeue_row, rows, max_tasks, err);
-}
-
-int sb_sched_parse_output(char *out, size_t out_len, int squeue, struct sb_sched_rows *rows,
-			  size_t max, struct sb_error *err)
-{
-	const size_t piece = (size_t)1 << 20;
-	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	size_t at = 0;
-
-	while (at < out_len) {
-		size_t end = out_len - at > piece ? at + piece : out_len;
-		const char *nl = end < out_len ? memchr(out + end, '\n', out_len - end) : NULL;
-		uintptr_t lo, hi;
-		size_t n;
-		char next;
-		int rc;
-
-		end = end < out_len && nl ? (size_t)(nl - out) + 1 : out_len;
-		next = out[end];
-		out[end] = '\0';
-		n = strlen(out + at);
-		rc = squeue ? sb_squeue_parse(out + at, rows, max, err)
-			    : sb_sacct_parse(out + at, rows, max, err);
-		out[end] = next;
-		if (rc < 0 || n < end - at)
-			return rc;
-		lo = ((uintptr_t)(out + at) + page - 1) / page * page;
-		hi = (uintptr_t)(out + end) / page * page;
-		if (page > 1 && hi > lo)
-			madvise((void *)lo, hi - lo, MADV_DONTNEED);
-		at = end;
-	}
-	return 0;
 }
 
 void sb_sched_rows_release(struct sb_sched_rows *rows)

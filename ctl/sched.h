@@ -109,16 +109,6 @@ int sb_sacct_parse(const char *text, struct sb_sched_rows *rows, size_t max_task
 int sb_squeue_parse(const char *text, struct sb_sched_rows *rows, size_t max_tasks,
 		    struct sb_error *err);
 
-/* Appends the rows of the output out of sacct (squeue 0) or squeue (1):
- * out_len bytes, a NUL after them, parsed as the two functions above parse
- * it (up to the first NUL), a piece of about 1 MiB of whole lines at a
- * time.  The pages of each piece parsed are given back to the system
- * (madvise; only whole pages inside out): sacct's output for a million tasks
- * is about 110 MB, never resident whole beside the rows parsed from it.
- * Its bytes are not to be read afterwards, only freed. */
-int sb_sched_parse_output(char *out, size_t out_len, int squeue, struct sb_sched_rows *rows,
-			  size_t max_tasks, struct sb_error *err);
-
 void sb_sched_rows_release(struct sb_sched_rows *rows);
 
 /* Parses Slurm's time text ("2026-11-30T13:00:05", local time) into seconds

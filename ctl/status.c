@@ -363,33 +363,52 @@ const char *sb_status_sched_state(const struct sb_attempt_status *a, char *buf, 
 	return buf;
 }
 
-static int record_outcome(struct sb_status *st, struct sb_subm_writer **w, const struct sb_key *key,
+/* The outcomes waiting to be recorded, written a record of
+ * SB_SUBM_OUTCOMES_PER_RECORD at a time. */
+struct outcome_batch {
+	struct sb_subm_writer *w;
+	struct sb_subm_entry e[SB_SUBM_OUTCOMES_PER_RECORD];
+	char state[SB_SUBM_OUTCOMES_PER_RECORD][64];
+	char job[SB_SUBM_OUTCOMES_PER_RECORD][SB_SCHED_JOB_ID_LEN];
+	size_t n;
+};
+
+static int flush_outcomes(struct sb_status *st, struct outcome_batch *ob, const struct sb_key *key,
+			  struct sb_error *err)
+{
+	if (ob->n == 0)
+		return 0;
+	if (ob->w == NULL) {
+		if ((ob->w = sb_subm_writer_create(st->bench, key, err)) == NULL)
+			return -1;
+		sb_subm_writer_set_batch(ob->w);
+	}
+	if (sb_subm_append_outcomes(ob->w, ob->e, ob->n, err) < 0)
+		return -1;
+	st->outcomes_recorded += ob->n;
+	ob->n = 0;
+	return 0;
+}
+
+static int record_outcome(struct sb_status *st, struct outcome_batch *ob, const struct sb_key *key,
 			  int64_t child, const struct sb_attempt_status *a, struct sb_error *err)
 {
-	struct sb_subm_entry e;
-	char state[64], job[SB_SCHED_JOB_ID_LEN];
+	struct sb_subm_entry *e = &ob->e[ob->n];
 
-	if (*w == NULL) {
-		if ((*w = sb_subm_writer_create(st->bench, key, err)) == NULL)
-			return -1;
-		sb_subm_writer_set_batch(*w);
-	}
-	memset(&e, 0, sizeof(e));
-	e.type = SB_SUBM_OUTCOME;
-	e.attempt = a->attempt;
-	e.chunk = -1;
-	e.child = child;
-	e.job_id = sb_sched_row_job_id(&a->sched.row, job);
-	e.state = sb_status_sched_state(a, state, sizeof(state));
-	e.exit_code = a->sched.row.exit_code;
-	e.signal = a->sched.row.exit_signal;
-	e.end = a->sched.row.end;
-	e.start = a->sched.row.start; /* the spans survive the accounting too */
-	e.submit = a->sched.row.submit;
-	if (sb_subm_append(*w, &e, NULL, err) < 0)
-		return -1;
-	st->outcomes_recorded++;
-	return 0;
+	memset(e, 0, sizeof(*e));
+	e->type = SB_SUBM_OUTCOME;
+	e->attempt = a->attempt;
+	e->chunk = -1;
+	e->child = child;
+	e->job_id = sb_sched_row_job_id(&a->sched.row, ob->job[ob->n]);
+	e->state = sb_status_sched_state(a, ob->state[ob->n], sizeof(ob->state[ob->n]));
+	e->exit_code = a->sched.row.exit_code;
+	e->signal = a->sched.row.exit_signal;
+	e->end = a->sched.row.end;
+	e->start = a->sched.row.start; /* the spans survive the accounting too */
+	e->submit = a->sched.row.submit;
+	ob->n++;
+	return ob->n == SB_SUBM_OUTCOMES_PER_RECORD ? flush_outcomes(st, ob, key, err) : 0;
 }
 
 /* The latest outcome of each (child, attempt) in the total order of the
@@ -681,12 +700,16 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 static int record_outcomes(struct gather *g, struct sb_error *err)
 {
 	struct sb_status *st = g->st;
-	struct sb_subm_writer *w = NULL;
+	struct outcome_batch *ob;
 	struct sb_error werr;
 	size_t c, i;
 	int rc = 0;
 
-	for (c = 0; rc == 0 && g->o->record_outcomes && c < st->n; c++) {
+	if (!g->o->record_outcomes)
+		return 0;
+	if ((ob = calloc(1, sizeof(*ob))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	for (c = 0; rc == 0 && c < st->n && !st->outcome_error; c++) {
 		struct sb_child_status *ch = &st->children[c];
 		for (i = 0; rc == 0 && i < ch->nattempts; i++) {
 			const struct sb_attempt_status *a = &ch->attempts[i];
@@ -695,16 +718,20 @@ static int record_outcomes(struct gather *g, struct sb_error *err)
 			    !st->outcome_error && sb_sched_state_terminal(a->sched.row.state) &&
 			    a->verdict.cls != SB_CLASS_RUNNING && a->verdict.cls != SB_CLASS_PENDING &&
 			    a->verdict.cls != SB_CLASS_STALE &&
-			    record_outcome(st, &w, &g->key, (int64_t)c, a, &werr) < 0 &&
+			    record_outcome(st, ob, &g->key, (int64_t)c, a, &werr) < 0 &&
 			    (st->outcome_error = strdup(werr.msg)) == NULL)
 				rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
 	}
-	if (sb_subm_writer_close_all_or_nothing(w, &werr) < 0) {
+	if (rc == 0 && !st->outcome_error && flush_outcomes(st, ob, &g->key, &werr) < 0 &&
+	    (st->outcome_error = strdup(werr.msg)) == NULL)
+		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if (sb_subm_writer_close_all_or_nothing(ob->w, &werr) < 0) {
 		st->outcomes_recorded = 0;
 		if (st->outcome_error == NULL)
 			st->outcome_error = strdup(werr.msg);
 	}
+	free(ob);
 	return rc;
 }
 

@@ -9,7 +9,8 @@
 #include "ctl/sched.h"
 #include "ctl/status_internal.h"
 
-#define SCHED_OUTPUT_MAX ((size_t)64 << 20)
+#define SCHED_OUTPUT_MAX ((size_t)64 << 20) /* a stub's output (unit tests) */
+#define SCHED_ERR_MAX ((size_t)64 << 10)     /* stderr kept of sacct and squeue */
 #define SCHED_TIMEOUT_MS 120000
 
 static int cmp_str(const void *a, const void *b)
@@ -60,18 +61,107 @@ static int run_command(void *arg, char *const argv[], size_t max_output, int tim
 
 static const struct sb_status_sched_ops real_sched = { run_command, NULL };
 
+/* A line of sacct or squeue output longer than this is refused (a node
+ * list or a job name as long as a cluster allows is far shorter). */
+#define SCHED_LINE_MAX ((size_t)1 << 20)
+
+/* The output of sacct or squeue parsed as it comes: the complete lines at
+ * once, the part of a line still coming kept.  The output of a million
+ * tasks (about 100 MB) is never held whole. */
+struct line_feed {
+	struct sb_sched_rows *rows;
+	size_t max;               /* sb_sacct_parse's max_tasks */
+	int squeue;
+	char *part;               /* what is not parsed yet: no complete line */
+	size_t len, cap;
+	struct sb_error err;
+	int failed;
+};
+
+static int feed_parse(struct line_feed *f)
+{
+	int rc = f->squeue ? sb_squeue_parse(f->part, f->rows, f->max, &f->err)
+			   : sb_sacct_parse(f->part, f->rows, f->max, &f->err);
+
+	if (rc < 0)
+		f->failed = 1;
+	return rc;
+}
+
+static int feed(void *arg, const char *data, size_t n)
+{
+	struct line_feed *f = arg;
+	char *nl;
+	size_t rest;
+
+	if (f->failed)
+		return -1;
+	if (f->len + n + 1 > f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 1 << 16;
+		char *p;
+		while (cap < f->len + n + 1)
+			cap *= 2;
+		if ((p = realloc(f->part, cap)) == NULL) {
+			f->failed = 1;
+			return sb_error_set(&f->err, SB_ERR_NOMEM, "out of memory");
+		}
+		f->part = p;
+		f->cap = cap;
+	}
+	memcpy(f->part + f->len, data, n);
+	f->len += n;
+	f->part[f->len] = '\0';
+	if ((nl = memrchr(f->part, '\n', f->len)) == NULL) {
+		if (f->len <= SCHED_LINE_MAX)
+			return 0;
+		f->failed = 1;
+		return sb_errorf(&f->err, "a line of its output is longer than %zu bytes",
+				 SCHED_LINE_MAX);
+	}
+	*nl = '\0';
+	if (feed_parse(f) < 0)
+		return -1;
+	rest = f->len - (size_t)(nl + 1 - f->part);
+	memmove(f->part, nl + 1, rest);
+	f->len = rest;
+	f->part[rest] = '\0';
+	return 0;
+}
+
+/* The last line, when the output did not end with one. */
+static int feed_end(struct line_feed *f)
+{
+	if (!f->failed && f->len > 0)
+		feed_parse(f);
+	free(f->part);
+	f->part = NULL;
+	return f->failed ? -1 : 0;
+}
+
 static int run_query(const struct sb_status_sched_ops *ops, char **argv, const char *what,
 		     struct sb_sched_rows *rows, size_t max, int timeout_ms, int squeue,
 		     struct sb_error *err)
 {
+	struct line_feed f = { .rows = rows, .max = max, .squeue = squeue };
+	struct sb_proc_opts po = { .max_output = SCHED_ERR_MAX, .timeout_ms = timeout_ms,
+				   .out_sink = feed, .out_sink_arg = &f };
 	struct sb_proc_result r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (ops->run(ops->arg, argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err) < 0)
+	/* the real commands stream their output into the parser; a stub's
+	 * (a unit test's) text is parsed the same way, at once */
+	rc = ops == &real_sched ? sb_proc_run_opts(argv, &po, &r, err)
+				: ops->run(ops->arg, argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err);
+	if (rc < 0) {
+		feed_end(&f);
 		return sb_error_prefix(err, "cannot ask the scheduler (%s)", what);
+	}
+	if (ops != &real_sched && r.out != NULL && r.exit_code == 0)
+		feed(&f, r.out, r.out_len);
 	if (r.exit_code != 0 || r.truncated) {
 		char line[300];
+		feed_end(&f);
 		snprintf(line, sizeof(line), "%s", r.err_len ? r.err : r.out);
 		line[strcspn(line, "\n")] = '\0';
 		if (r.timed_out)
@@ -82,9 +172,13 @@ static int run_query(const struct sb_status_sched_ops *ops, char **argv, const c
 		sb_proc_result_release(&r);
 		return rc;
 	}
-	rc = sb_sched_parse_output(r.out, r.out_len, squeue, rows, max, err);
 	sb_proc_result_release(&r);
-	return rc;
+	if (feed_end(&f) < 0) {
+		if (err != NULL)
+			*err = f.err;
+		return sb_error_prefix(err, "%s's answer", what);
+	}
+	return 0;
 }
 
 /* The rows sorted by JobID text, ties in the order printed: sacct prints one

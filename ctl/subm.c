@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ctl/canon.h"
+#include "proto/mpcheck.h"
 #include "ctl/subm.h"
 #include "ctl/reuse.h"
 
@@ -174,6 +175,28 @@ static int decode_reuse(const struct sb_log_record *rec, struct sb_subm *s, stru
 	return 1;
 }
 
+/* Sets the field named by key of e (its strings in b) from v. */
+static void set_field(struct sb_subm_entry *e, struct entry_strs *b, const msgpack_object *k,
+		      const msgpack_object *v)
+{
+	char key[32] = "";
+
+	copy_str(k, key, sizeof(key));
+	if (!strcmp(key, "attempt_index")) e->attempt = as_int(v);
+	else if (!strcmp(key, "chunk")) e->chunk = as_int(v);
+	else if (!strcmp(key, "child_index")) e->child = as_int(v);
+	else if (!strcmp(key, "end")) e->end = as_int(v);
+	else if (!strcmp(key, "start")) e->start = as_int(v) > 0 ? as_int(v) : 0;
+	else if (!strcmp(key, "submit")) e->submit = as_int(v) > 0 ? as_int(v) : 0;
+	else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
+	else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
+	else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
+	else if (!strcmp(key, "job")) copy_str(v, b->job_id, sizeof(b->job_id));
+	else if (!strcmp(key, "job_name")) copy_str(v, b->job_name, sizeof(b->job_name));
+	else if (!strcmp(key, "state")) copy_str(v, b->state, sizeof(b->state));
+	else if (!strcmp(key, "error")) copy_str(v, b->error, sizeof(b->error));
+}
+
 /* Fills e from a record, its strings in b; 0 when the record is not a
  * submissions record. */
 static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e, struct entry_strs *b)
@@ -195,24 +218,47 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e, stru
 		return 0;
 	e->type = (enum sb_subm_type)t;
 	e->time_ns = rec->time_ns;
-	for (i = 0; i < p->via.map.size; i++) {
-		const msgpack_object *k = &p->via.map.ptr[i].key, *v = &p->via.map.ptr[i].val;
-		char key[32] = "";
+	for (i = 0; i < p->via.map.size; i++)
+		set_field(e, b, &p->via.map.ptr[i].key, &p->via.map.ptr[i].val);
+	return 1;
+}
 
-		copy_str(k, key, sizeof(key));
-		if (!strcmp(key, "attempt_index")) e->attempt = as_int(v);
-		else if (!strcmp(key, "chunk")) e->chunk = as_int(v);
-		else if (!strcmp(key, "child_index")) e->child = as_int(v);
-		else if (!strcmp(key, "end")) e->end = as_int(v);
-		else if (!strcmp(key, "start")) e->start = as_int(v);
-		else if (!strcmp(key, "submit")) e->submit = as_int(v);
-		else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
-		else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
-		else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
-		else if (!strcmp(key, "job")) copy_str(v, b->job_id, sizeof(b->job_id));
-		else if (!strcmp(key, "job_name")) copy_str(v, b->job_name, sizeof(b->job_name));
-		else if (!strcmp(key, "state")) copy_str(v, b->state, sizeof(b->state));
-		else if (!strcmp(key, "error")) copy_str(v, b->error, sizeof(b->error));
+/* The outcomes of an `outcomes` record into s, each an entry of type
+ * outcome at the record's time; 0 when rec is none.  A row shorter than
+ * the fields leaves the rest unknown; anything else malformed is ignored,
+ * as an unknown field of a record is. */
+static int decode_outcomes(const struct sb_log_record *rec, struct sb_subm *s, struct sb_error *err)
+{
+	const msgpack_object *p = &rec->payload, *fields = NULL, *rows = NULL;
+	struct sb_subm_entry e;
+	struct entry_strs b;
+	uint32_t i, j;
+
+	if (strcmp(rec->type, "outcomes") != 0)
+		return 0;
+	if (p->type == MSGPACK_OBJECT_MAP) {
+		fields = sb_mp_get(p, "fields");
+		rows = sb_mp_get(p, "outcomes");
+	}
+	if (fields == NULL || rows == NULL || fields->type != MSGPACK_OBJECT_ARRAY ||
+	    rows->type != MSGPACK_OBJECT_ARRAY)
+		return 1;
+	for (i = 0; i < rows->via.array.size; i++) {
+		const msgpack_object *row = &rows->via.array.ptr[i];
+		if (row->type != MSGPACK_OBJECT_ARRAY)
+			continue;
+		entry_init(&e);
+		b.job_id[0] = b.job_name[0] = b.state[0] = b.error[0] = '\0';
+		e.job_id = b.job_id;
+		e.job_name = b.job_name;
+		e.state = b.state;
+		e.error = b.error;
+		e.type = SB_SUBM_OUTCOME;
+		e.time_ns = rec->time_ns;
+		for (j = 0; j < row->via.array.size && j < fields->via.array.size; j++)
+			set_field(&e, &b, &fields->via.array.ptr[j], &row->via.array.ptr[j]);
+		if (push(s, &e, err) < 0)
+			return -1;
 	}
 	return 1;
 }
@@ -273,7 +319,7 @@ static int take_record(const struct sb_log_record *rec, void *arg, struct sb_err
 	if (!rec->verified)
 		return 0;
 	if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
-	    (decode(rec, &e, &b) && push(out, &e, err) < 0))
+	    decode_outcomes(rec, out, err) < 0 || (decode(rec, &e, &b) && push(out, &e, err) < 0))
 		return -1;
 	return 0;
 }
@@ -635,6 +681,64 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 	clock_gettime(CLOCK_REALTIME, &ts);
 	copy.time_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	return push(s, &copy, err);
+}
+
+/* The columns of an `outcomes` record's rows, in this order. */
+static const char *const outcome_fields[] = {
+	"attempt_index", "child_index", "job", "state", "exit_code", "signal", "end", "start", "submit",
+};
+
+static void int_or_nil(struct sb_canon *c, int64_t v, int64_t least)
+{
+	if (v >= least)
+		sb_canon_int(c, v);
+	else
+		sb_canon_nil(c);
+}
+
+int sb_subm_append_outcomes(struct sb_subm_writer *w, const struct sb_subm_entry *e, size_t n,
+			    struct sb_error *err)
+{
+	const size_t nf = sizeof(outcome_fields) / sizeof(outcome_fields[0]);
+	struct sb_canon c;
+	size_t i;
+	int rc;
+
+	if (n == 0 || n > SB_SUBM_OUTCOMES_PER_RECORD)
+		return sb_errorf(err, "an outcomes record holds 1 to %d outcomes, not %zu",
+				 SB_SUBM_OUTCOMES_PER_RECORD, n);
+	if (w->w == NULL && open_log(w, err) < 0) {
+		w->failed = true;
+		return -1;
+	}
+	sb_canon_init(&c, SB_LOG_BODY_MAX / 2);
+	sb_canon_map(&c, 2);
+	sb_canon_cstr(&c, "fields");
+	sb_canon_array(&c, nf);
+	for (i = 0; i < nf; i++)
+		sb_canon_cstr(&c, outcome_fields[i]);
+	sb_canon_cstr(&c, "outcomes");
+	sb_canon_array(&c, n);
+	for (i = 0; i < n; i++) {
+		const char *job = e[i].job_id ? e[i].job_id : "";
+
+		sb_canon_array(&c, nf);
+		sb_canon_int(&c, e[i].attempt);
+		sb_canon_int(&c, e[i].child);
+		/* cut where an entry's job id always is (SB_SUBM_JOB_ID_MAX) */
+		sb_canon_str(&c, job, strnlen(job, SB_SUBM_JOB_ID_MAX));
+		sb_canon_cstr(&c, e[i].state ? e[i].state : "");
+		int_or_nil(&c, e[i].exit_code, 0);
+		int_or_nil(&c, e[i].signal, 0);
+		int_or_nil(&c, e[i].end, 0);
+		int_or_nil(&c, e[i].start, 1);
+		int_or_nil(&c, e[i].submit, 1);
+	}
+	rc = c.failed ? sb_errorf(err, "outcomes record too large")
+		      : sb_log_writer_append(w->w, "outcomes", c.buf, c.len, err);
+	sb_canon_release(&c);
+	w->failed |= rc < 0;
+	return rc;
 }
 
 int sb_subm_append_settings(struct sb_subm_writer *w, int64_t attempt,

@@ -135,6 +135,17 @@ void sb_subm_writer_set_batch(struct sb_subm_writer *w);
  * see it. */
 int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, struct sb_subm *s,
 		   struct sb_error *err);
+/* Outcomes are recorded many to a record, an `outcomes` record of at most
+ * this many (a row each, under the columns its `fields` name); they are
+ * read as the entries of type outcome they hold, at the record's time.
+ * A single `outcome` record (what earlier versions wrote) reads the same. */
+#define SB_SUBM_OUTCOMES_PER_RECORD 1000
+
+/* Appends one `outcomes` record of the n entries e (type outcome, 1 to
+ * SB_SUBM_OUTCOMES_PER_RECORD of them). */
+int sb_subm_append_outcomes(struct sb_subm_writer *w, const struct sb_subm_entry *e, size_t n,
+			    struct sb_error *err);
+
 struct sb_reuse;
 /* The latest reuse record of child, or NULL. */
 const struct sb_reuse *sb_subm_reuse_of(const struct sb_subm *s, int64_t child);

@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #include "proto/mac.h"
 #include "proto/util.h"
 #include "sbench/key.h"
+
+/* Key files: loading (what sbagent needs) here, generating in keygen.c,
+ * so that a static sbagent does not link OpenSSL's random generator and
+ * the EVP machinery behind it (docs/sbagent.md, PERFORMANCE). */
 
 static void key_set_id(struct sb_key *key)
 {
@@ -21,54 +24,6 @@ static void key_set_id(struct sb_key *key)
 		memset(digest, 0, sizeof(digest));
 	sb_hex_encode(digest, SB_KEY_ID_LEN / 2, key->id);
 	OPENSSL_cleanse(buf, sizeof(buf));
-}
-
-int sb_key_generate_file(const char *path, struct sb_error *err)
-{
-	uint8_t bytes[SB_KEY_LEN];
-	size_t done = 0;
-	int fd, saved;
-
-	if (RAND_bytes(bytes, sizeof(bytes)) != 1)
-		return sb_errorf(err, "cannot generate key '%s': openssl has no randomness", path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		saved = errno;
-		OPENSSL_cleanse(bytes, sizeof(bytes));
-		if (saved == EEXIST)
-			sb_error_set(err, SB_ERR_INPUT, "key file '%s' already exists; refusing to "
-				     "overwrite it (remove it first, or choose another name)", path);
-		else
-			sb_errorf(err, "cannot create key file '%s': %s", path, strerror(saved));
-		errno = saved;
-		return -1;
-	}
-	/* The umask may have removed bits but never adds any; make it exact. */
-	if (fchmod(fd, 0600) < 0)
-		goto fail;
-	while (done < sizeof(bytes)) {
-		ssize_t n = write(fd, bytes + done, sizeof(bytes) - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto fail;
-		done += (size_t)n;
-	}
-	if (fsync(fd) < 0)
-		goto fail;
-	OPENSSL_cleanse(bytes, sizeof(bytes));
-	if (close(fd) < 0) {
-		saved = errno;
-		unlink(path);
-		return sb_errorf(err, "cannot write key file '%s': %s", path, strerror(saved));
-	}
-	return 0;
-fail:
-	saved = errno ? errno : EIO;
-	OPENSSL_cleanse(bytes, sizeof(bytes));
-	close(fd);
-	unlink(path);
-	return sb_errorf(err, "cannot write key file '%s': %s", path, strerror(saved));
 }
 
 int sb_key_load(const char *path, struct sb_key *key, struct sb_error *err)

@@ -142,7 +142,7 @@ bench_judge() {
 		echo "within"
 	else
 		echo "OVER"
-		echo "bench: $1: $2 is over the budget $3" >> "$work/over"
+		printf 'bench: %s: %.2f is over the budget %s\n' "$1" "$2" "$3" >> "$work/over"
 	fi
 }
 

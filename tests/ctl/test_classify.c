@@ -34,6 +34,7 @@ struct tcase {
 	int64_t submit_ago;
 	int submitting;         /* a submit holds the benchmark's lock */
 	int64_t intent_ago;     /* an intent with no outcome, that long ago */
+	int row_exit;           /* the row's ExitCode N (N:0) */
 	enum sb_class want;
 	const char *reason;     /* a substring of the reason */
 };
@@ -79,6 +80,7 @@ static const struct tcase cases[] = {
 	{ "exec failed", FINEXEC, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_FAILED, .reason = "could not run" },
 	{ "exit 3 offline", FIN3, .want = SB_CLASS_FAILED },
 	{ "failed before agent", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .want = SB_CLASS_FAILED, .reason = "before sbagent started" },
+	{ "sbagent refused to start", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .row_exit = 125, .want = SB_CLASS_FAILED, .reason = "(ExitCode 125:0): sbagent could not start the run (its stderr says why)" },
 	/* 5 partial */
 	{ "result missing", FIN0, .not_ok = "result 'model.pt' is missing", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_PARTIAL, .reason = "model.pt" },
 	/* 6 succeeded */
@@ -174,7 +176,7 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 		s->row.end = c->no_end ? -1 : end;
 		s->row.start = c->no_end ? end : end - 30;
 		s->row.submit = end - 60;
-		s->row.exit_code = 0;
+		s->row.exit_code = c->row_exit;
 		s->row.exit_signal = 0;
 	}
 }

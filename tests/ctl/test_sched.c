@@ -256,74 +256,10 @@ static void test_job_id_parse(void **state)
 	assert_int_equal(sb_sched_job_id_parse("123456789012345678901", &r), -1);
 }
 
-
-/* Rows a and b are the same row. */
-static void same_rows(const struct sb_sched_rows *a, const struct sb_sched_rows *b)
-{
-	assert_int_equal(a->n, b->n);
-	assert_int_equal(a->skipped, b->skipped);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct sb_sched_row *x = &a->v[i], *y = &b->v[i];
-		assert_int_equal(x->array_job, y->array_job);
-		assert_int_equal(x->array_task, y->array_task);
-		assert_int_equal(x->raw_id, y->raw_id);
-		assert_int_equal(x->state, y->state);
-		assert_int_equal(x->exit_code, y->exit_code);
-		assert_int_equal(x->end, y->end);
-		assert_string_equal(x->name, y->name);
-		assert_string_equal(x->nodes, y->nodes);
-	}
-}
-
-/* An output of several MiB is parsed a piece of whole lines at a time
- * (its pages given back as it goes) into the rows one pass gives: lines
- * across the pieces' ends, a garbage line, and a NUL that ends it. */
-static void test_parse_output_in_pieces(void **state)
-{
-	const size_t lines = 40000;
-	size_t cap = lines * 120 + 1, len = 0, i, cut;
-	char *out = malloc(cap), *copy;
-	struct sb_sched_rows a = { 0 }, b = { 0 };
-
-	(void)state;
-	assert_non_null(out);
-	for (i = 0; i < lines; i++)
-		len += (size_t)snprintf(out + len, cap - len, i == 777 ? "garbage line\n" :
-			"1000_%zu|%zu|sb-name-%zu|%s|0:0|2026-11-30T13:00:05|2026-11-30T13:00:06|"
-			"2026-11-30T13:02:%02zu|node%zu\n", i, 5000 + i, i % 7,
-			i % 3 ? "COMPLETED" : "FAILED", i % 60, i % 5);
-	assert_true(len > 4 * ((size_t)1 << 20));
-	copy = strdup(out);
-	assert_non_null(copy);
-	assert_int_equal(sb_sacct_parse(copy, &a, lines * 2, NULL), 0);
-	assert_int_equal(sb_sched_parse_output(out, len, 0, &b, lines * 2, NULL), 0);
-	assert_int_equal(a.n, lines - 1);
-	same_rows(&a, &b);
-	sb_sched_rows_release(&a);
-	sb_sched_rows_release(&b);
-	/* a NUL past the first piece ends the output, as for one pass */
-	len = 0;
-	for (i = 0; i < lines; i++)
-		len += (size_t)snprintf(out + len, cap - len, "1000_%zu|%zu|n|RUNNING|0:0|"
-			"2026-11-30T13:00:05|2026-11-30T13:00:06|Unknown|node1\n", i, 5000 + i);
-	cut = 3 * ((size_t)1 << 20) / 2;
-	out[cut] = '\0';
-	memcpy(copy, out, len + 1);
-	assert_int_equal(sb_sacct_parse(copy, &a, lines * 2, NULL), 0);
-	assert_int_equal(sb_sched_parse_output(out, len, 0, &b, lines * 2, NULL), 0);
-	assert_true(a.n > 0 && a.n < lines);
-	same_rows(&a, &b);
-	sb_sched_rows_release(&a);
-	sb_sched_rows_release(&b);
-	free(copy);
-	free(out);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_states),
-		cmocka_unit_test(test_parse_output_in_pieces),
 		cmocka_unit_test(test_sacct_real_output),
 		cmocka_unit_test(test_sacct_garbage_is_evidence_of_nothing),
 		cmocka_unit_test(test_task_limit),

@@ -291,6 +291,82 @@ static void test_subm_strings(void **state)
 	sb_key_cleanse(&key);
 }
 
+/* Outcomes are written many to an `outcomes` record and read back as the
+ * entries they hold, beside a single `outcome` record of an earlier
+ * version; a batch of none or of more than a record holds is refused. */
+static void test_outcome_records(void **state)
+{
+	static struct sb_subm_entry batch[SB_SUBM_OUTCOMES_PER_RECORD];
+	static char jobs[SB_SUBM_OUTCOMES_PER_RECORD][32];
+	struct sb_subm_writer *w;
+	struct sb_subm_entry e;
+	struct sb_subm back = { 0 };
+	struct sb_error err = { 0 };
+	struct sb_key key;
+	size_t i, seen = 0;
+
+	(void)state;
+	assert_int_equal(sb_bench_load_key(bench, &key, &err), 0);
+	w = sb_subm_writer_create(bench, &key, &err);
+	assert_non_null(w);
+	memset(&e, 0, sizeof(e));
+	e.type = SB_SUBM_OUTCOME;
+	e.attempt = 7;
+	e.chunk = -1;
+	e.child = 0;
+	e.end = 1764500000;
+	e.exit_code = 3;
+	e.signal = 0;
+	e.state = "FAILED";
+	e.job_id = "1000_0";
+	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0); /* the earlier form */
+	for (i = 0; i < SB_SUBM_OUTCOMES_PER_RECORD; i++) {
+		batch[i] = e;
+		batch[i].child = (int64_t)i + 1;
+		batch[i].state = i % 2 ? "COMPLETED" : "CANCELLED by 1001";
+		batch[i].exit_code = i % 3 ? 0 : -1;       /* -1: unknown */
+		batch[i].signal = i % 3 ? 0 : -1;
+		batch[i].end = i % 5 ? 1764500000 + (int64_t)i : -1;
+		batch[i].start = i % 7 ? 1764400000 : 0;  /* 0: none */
+		batch[i].submit = 0;
+		snprintf(jobs[i], sizeof(jobs[i]), "1000_%zu", i + 1);
+		batch[i].job_id = jobs[i];
+	}
+	assert_int_equal(sb_subm_append_outcomes(w, batch, SB_SUBM_OUTCOMES_PER_RECORD, &err), 0);
+	assert_int_equal(sb_subm_append_outcomes(w, batch, 2, &err), 0);
+	assert_int_equal(sb_subm_append_outcomes(w, batch, 0, &err), -1);
+	assert_int_equal(sb_subm_append_outcomes(w, batch, SB_SUBM_OUTCOMES_PER_RECORD + 1, &err), -1);
+	assert_int_equal(sb_subm_writer_close(w, &err), 0);
+
+	assert_int_equal(sb_subm_read(bench, &key, &back, &err), 0);
+	for (i = 0; i < back.n; i++) {
+		const struct sb_subm_entry *g = &back.v[i];
+		size_t k;
+		if (g->type != SB_SUBM_OUTCOME || g->attempt != 7)
+			continue;
+		seen++;
+		if (g->child == 0) {
+			assert_string_equal(g->state, "FAILED");
+			assert_int_equal(g->exit_code, 3);
+			assert_string_equal(g->job_id, "1000_0");
+			continue;
+		}
+		k = (size_t)g->child - 1;
+		assert_true(k < SB_SUBM_OUTCOMES_PER_RECORD);
+		assert_string_equal(g->state, batch[k].state);
+		assert_string_equal(g->job_id, batch[k].job_id);
+		assert_int_equal(g->exit_code, batch[k].exit_code);
+		assert_int_equal(g->signal, batch[k].signal);
+		assert_int_equal(g->end, batch[k].end);
+		assert_int_equal(g->start, batch[k].start);
+		assert_int_equal(g->submit, 0);
+		assert_int_equal(g->chunk, -1);
+	}
+	assert_int_equal(seen, 1 + SB_SUBM_OUTCOMES_PER_RECORD + 2);
+	sb_subm_release(&back);
+	sb_key_cleanse(&key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_settle_time),
 		cmocka_unit_test(test_offline),
 		cmocka_unit_test(test_subm_strings),
+		cmocka_unit_test(test_outcome_records),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -94,10 +94,17 @@ expect "mixed: child digests are the plan's" "$(jq -c '[.children[].digest]' m1.
 	"$("$SBCTL" plan mixed.yaml --json | jq -c '[.children[].digest]')"
 expect "mixed: attempts" "$(jq -c '.children[1].attempts' m1.json)" \
 	"[{\"attempt\":0,\"job_id\":\"${ma}_1\",\"class\":\"failed\",\"reason\":\"exit 3\"}]"
-expect "mixed: the first status recorded the four outcomes" \
+expect "mixed: the first status recorded the four outcomes, in one outcomes record" \
 	"$(for f in "$dir"/submissions/*.log; do "$SBCTL" log "$f" --json; done |
-	   jq -r 'select(.type=="outcome") | "\(.child_index):\(.state)"' | sort | tr '\n' ' ')" \
+	   jq -r 'select(.type=="outcomes") | .fields as $f | .outcomes[] |
+		  [$f, .] | transpose | map({(.[0]): .[1]}) | add | "\(.child_index):\(.state)"' |
+	   sort | tr '\n' ' ')" \
 	"0:COMPLETED 1:FAILED 2:COMPLETED 3:FAILED "
+expect "mixed: an outcomes record names its columns" \
+	"$(for f in "$dir"/submissions/*.log; do "$SBCTL" log "$f" --json; done |
+	   jq -c 'select(.type=="outcomes") | .fields')" \
+	'["attempt_index","child_index","job","state","exit_code","signal","end","start","submit"]'
+
 
 # -- determinism ---------------------------------------------------------------
 st m2.json "$dir" --settle 0

@@ -50,7 +50,7 @@ done
 st s1.json "$dir"
 expect "status: the three children succeeded, the two refused failed" "$(classes s1.json)" \
 	"0:succeeded 1:succeeded 2:succeeded 3:failed 4:failed"
-expect_child s1.json 3 failed "FAILED \\(ExitCode 125:0\\)"
+expect_child s1.json 3 failed "FAILED \\(ExitCode 125:0\\): sbagent could not start the run \\(its stderr says why\\)$"
 expect_child s1.json 4 failed "FAILED \\(ExitCode 125:0\\)"
 expect "the symlink is left alone" "$(readlink "$dir/runs/3")" "$T_ROOT/elsewhere"
 expect "nothing was written through it" "$(ls -A "$T_ROOT/elsewhere" | wc -l)" 0
