@@ -181,12 +181,34 @@ static bool settling_since_end(const struct sb_sched_evidence *sched, const stru
 	return true;
 }
 
+int sb_log_evidence_set_job_id(struct sb_log_evidence *l, const char *text)
+{
+	size_t n = strspn(text, "0123456789");
+
+	if (n > 0 && n <= 19 && text[n] == '\0' && (text[0] != '0' || n == 1)) {
+		l->job_num = strtoull(text, NULL, 10);
+		l->job_is_num = true;
+		return 0;
+	}
+	l->job_id = strdup(text);
+	return l->job_id ? 0 : -1;
+}
+
+const char *sb_log_job_id(const struct sb_log_evidence *l, char buf[SB_LOG_JOB_NUM_LEN])
+{
+	if (!l->job_is_num)
+		return l->job_id;
+	snprintf(buf, SB_LOG_JOB_NUM_LEN, "%" PRIu64, l->job_num);
+	return buf;
+}
+
 static void decide(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
 		   const struct sb_classify_params *p, struct sb_verdict *out, bool row,
 		   enum sb_sched_state st, const char *stext, const char *ltext)
 {
 	const struct sb_sched_row *r = &sched->row;
-	char rid[SB_SCHED_JOB_ID_LEN];
+	char rid[SB_SCHED_JOB_ID_LEN], lbuf[SB_LOG_JOB_NUM_LEN];
+	const char *ljob = sb_log_job_id(log, lbuf);
 	bool started = log->present && log->has_start;
 	bool finished = started && log->has_finish;
 	bool exit0 = finished && log->exit_code == 0 && !has(log->error);
@@ -206,16 +228,16 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 	}
 
 	/* 2. inconsistent */
-	if (started && has(log->job_id) && row && r->raw_id != 0 &&
-	    strtoull(log->job_id, NULL, 10) != r->raw_id) {
+	if (started && has(ljob) && row && r->raw_id != 0 &&
+	    strtoull(ljob, NULL, 10) != r->raw_id) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the log was written by job %s, but the scheduler "
-			"ran this child as job %s (raw id %" PRIu64 ")", log->job_id, rid, r->raw_id);
+			"ran this child as job %s (raw id %" PRIu64 ")", ljob, rid, r->raw_id);
 		return;
 	}
-	if (started && has(log->job_id) && has(sched->submitted_job_id) &&
-	    strcmp(log->job_id, sched->submitted_job_id) != 0) {
+	if (started && has(ljob) && has(sched->submitted_job_id) &&
+	    strcmp(ljob, sched->submitted_job_id) != 0) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the log was written by job %s, but job %s was "
-			"submitted for this child", log->job_id, sched->submitted_job_id);
+			"submitted for this child", ljob, sched->submitted_job_id);
 		return;
 	}
 	if (st == SB_STATE_COMPLETED && !started) {

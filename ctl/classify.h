@@ -18,12 +18,18 @@
  * mean none. */
 struct sb_log_evidence {
 	/* the flags first, packed: one of these per attempt of every child */
-	bool present;         /* a log file exists for this run */
-	bool has_start;
-	bool has_finish;
-	bool has_usage;       /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
+	bool present : 1;     /* a log file exists for this run */
+	bool has_start : 1;
+	bool has_finish : 1;
+	bool has_usage : 1;   /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
+	bool job_is_num : 1;  /* the job id is job_num, not job_id */
 	enum sb_log_tail tail;   /* how the verified reading ended */
-	char *job_id;         /* SLURM_JOB_ID in the records */
+	union {               /* SLURM_JOB_ID in the records: a number when it is
+	                         one (sb_log_evidence_set_job_id), else its text;
+	                         read it with sb_log_job_id */
+		char *job_id;
+		uint64_t job_num;
+	};
 	int exit_code;        /* finish: -1 when killed by a signal or no finish */
 	int signal;           /* finish: the signal, or 0 */
 	char *error;          /* finish: exec failure text */
@@ -58,6 +64,15 @@ struct sb_sched_evidence {
 	int64_t intent_ns;    /* an intent to submit the run's chunk with no outcome
 	                         (no job id, no failure) yet, or 0 */
 };
+
+/* Sets l's job id to text: a number when it is one written the way a
+ * number is (digits, no leading zero, at most 19), else a copy.  -1 when
+ * out of memory. */
+int sb_log_evidence_set_job_id(struct sb_log_evidence *l, const char *text);
+
+/* l's job id as text (in buf, or its own copy), NULL when none. */
+#define SB_LOG_JOB_NUM_LEN 21
+const char *sb_log_job_id(const struct sb_log_evidence *l, char buf[SB_LOG_JOB_NUM_LEN]);
 
 struct sb_classify_params {
 	int64_t now_ns;      /* taken after the scheduler answered, before the logs were read */

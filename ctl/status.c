@@ -4,6 +4,7 @@
  * classifies and records the scheduler's final states.  This file holds the
  * stages that read submissions/ and jobs/, and the classification. */
 #include <fcntl.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,7 +30,8 @@
 /* The evidence strings of a log (sb_log_evidence owns none itself). */
 static void log_evidence_release(struct sb_log_evidence *l)
 {
-	free(l->job_id);
+	if (!l->job_is_num)
+		free(l->job_id);
 	free(l->error);
 	free(l->not_ok);
 	free(l->changed);
@@ -367,6 +369,7 @@ struct outcome_batch {
 	struct sb_subm_writer *w;
 	struct sb_subm_entry e[SB_SUBM_OUTCOMES_PER_RECORD];
 	char state[SB_SUBM_OUTCOMES_PER_RECORD][64];
+	char job[SB_SUBM_OUTCOMES_PER_RECORD][SB_SCHED_JOB_ID_LEN];
 	size_t n;
 };
 
@@ -397,7 +400,7 @@ static int record_outcome(struct sb_status *st, struct outcome_batch *ob, const 
 	e->attempt = a->attempt;
 	e->chunk = -1;
 	e->child = child;
-	sb_sched_row_job_id(&a->sched.row, e->job_id);
+	e->job_id = sb_sched_row_job_id(&a->sched.row, ob->job[ob->n]);
 	e->state = sb_status_sched_state(a, ob->state[ob->n], sizeof(ob->state[ob->n]));
 	e->exit_code = a->sched.row.exit_code;
 	e->signal = a->sched.row.exit_signal;
@@ -579,6 +582,7 @@ static int collect_records(struct gather *g, struct sb_error *err)
 	g->subm.v = g->subm.outcomes = NULL;
 	g->subm.n = g->subm.cap = g->subm.noutcomes = 0;
 	sb_arena_release(&g->subm.strings);
+	malloc_trim(0);
 	return 0;
 }
 

@@ -290,7 +290,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 		if (!strcmp(rec->type, "start") && !a->log.has_start) {
 			a->log.has_start = true;
 			a->log.start_ns = rec->time_ns;
-			if (rec->id.job_id && (a->log.job_id = strdup(rec->id.job_id)) == NULL)
+			if (rec->id.job_id && sb_log_evidence_set_job_id(&a->log, rec->id.job_id) < 0)
 				rc = -1;
 		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
 			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
@@ -399,21 +399,24 @@ static size_t reader_threads(const struct sb_status_cfg *o, const struct sb_inde
 static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
 		     const struct sb_status_cfg *o, struct sb_error *err)
 {
-	struct log_choice **choices = calloc(st->n, sizeof(*choices));
+	/* one array for every attempt's choice, choices[c] the child's part:
+	 * no allocation per child */
+	struct log_choice **choices = calloc(st->n + 1, sizeof(*choices)), *all = NULL;
 	struct log_worker w[SB_PARALLEL_MAX];
 	atomic_size_t done = 0;
-	size_t c, i, k, n, total = 0, seen = 0;
+	size_t c, i, k, n, total = 0, seen = 0, nall = 0;
 	int dirfd = -1, rc = -1;
 
 	if (choices == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	for (c = 0; c < st->n; c++) {
-		choices[c] = calloc(st->children[c].nattempts + 1, sizeof(**choices));
-		if (choices[c] == NULL) {
-			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-			goto out;
-		}
+	for (c = 0; c < st->n; c++)
+		nall += st->children[c].nattempts;
+	if ((all = calloc(nall + 1, sizeof(*all))) == NULL) {
+		free(choices);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
+	for (c = 0, nall = 0; c < st->n; nall += st->children[c++].nattempts)
+		choices[c] = all + nall;
 	if (scan_logs(st, choices, err) < 0)
 		goto out;
 	for (c = 0; c < st->n; c++)
@@ -453,11 +456,9 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 out:
 	if (dirfd >= 0)
 		close(dirfd);
-	for (c = 0; c < st->n; c++)
-		for (i = 0; choices[c] && i < st->children[c].nattempts; i++)
-			free(choices[c][i].rel);
-	for (c = 0; c < st->n; c++)
-		free(choices[c]);
+	for (i = 0; i < nall; i++)
+		free(all[i].rel);
+	free(all);
 	free(choices);
 	return rc;
 }

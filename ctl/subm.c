@@ -32,6 +32,7 @@ static void entry_init(struct sb_subm_entry *e)
 /* The strings of an entry as a record keeps them: never NULL, cut short
  * at their limits; in buffers of the caller. */
 struct entry_strs {
+	char job_id[SB_SUBM_JOB_ID_MAX + 1];
 	char job_name[SB_SUBM_JOB_NAME_MAX + 1];
 	char state[SB_SUBM_STATE_MAX + 1];
 	char error[SB_SUBM_ERROR_MAX + 1];
@@ -40,9 +41,11 @@ struct entry_strs {
 static void normalize(const struct sb_subm_entry *e, struct entry_strs *b, struct sb_subm_entry *out)
 {
 	*out = *e;
+	snprintf(b->job_id, sizeof(b->job_id), "%s", e->job_id ? e->job_id : "");
 	snprintf(b->job_name, sizeof(b->job_name), "%s", e->job_name ? e->job_name : "");
 	snprintf(b->state, sizeof(b->state), "%s", e->state ? e->state : "");
 	snprintf(b->error, sizeof(b->error), "%s", e->error ? e->error : "");
+	out->job_id = b->job_id;
 	out->job_name = b->job_name;
 	out->state = b->state;
 	out->error = b->error;
@@ -69,7 +72,7 @@ static int push(struct sb_subm *s, const struct sb_subm_entry *e, struct sb_erro
 	}
 	d = &s->v[s->n];
 	*d = *e;
-	if ((d->job_name = keep_str(s, e->job_name)) == NULL || (d->state = keep_str(s, e->state)) == NULL ||
+	if ((d->job_id = keep_str(s, e->job_id)) == NULL || (d->job_name = keep_str(s, e->job_name)) == NULL || (d->state = keep_str(s, e->state)) == NULL ||
 	    (d->error = keep_str(s, e->error)) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	s->n++;
@@ -188,7 +191,7 @@ static void set_field(struct sb_subm_entry *e, struct entry_strs *b, const msgpa
 	else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
 	else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
 	else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
-	else if (!strcmp(key, "job")) copy_str(v, e->job_id, sizeof(e->job_id));
+	else if (!strcmp(key, "job")) copy_str(v, b->job_id, sizeof(b->job_id));
 	else if (!strcmp(key, "job_name")) copy_str(v, b->job_name, sizeof(b->job_name));
 	else if (!strcmp(key, "state")) copy_str(v, b->state, sizeof(b->state));
 	else if (!strcmp(key, "error")) copy_str(v, b->error, sizeof(b->error));
@@ -203,7 +206,8 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e, stru
 	uint32_t i;
 
 	entry_init(e);
-	b->job_name[0] = b->state[0] = b->error[0] = '\0';
+	b->job_id[0] = b->job_name[0] = b->state[0] = b->error[0] = '\0';
+	e->job_id = b->job_id;
 	e->job_name = b->job_name;
 	e->state = b->state;
 	e->error = b->error;
@@ -244,7 +248,8 @@ static int decode_outcomes(const struct sb_log_record *rec, struct sb_subm *s, s
 		if (row->type != MSGPACK_OBJECT_ARRAY)
 			continue;
 		entry_init(&e);
-		b.job_name[0] = b.state[0] = b.error[0] = '\0';
+		b.job_id[0] = b.job_name[0] = b.state[0] = b.error[0] = '\0';
+		e.job_id = b.job_id;
 		e.job_name = b.job_name;
 		e.state = b.state;
 		e.error = b.error;
@@ -741,10 +746,13 @@ int sb_subm_append_outcomes(struct sb_subm_writer *w, const struct sb_subm_entry
 	sb_canon_cstr(&c, "outcomes");
 	sb_canon_array(&c, n);
 	for (i = 0; i < n; i++) {
+		const char *job = e[i].job_id ? e[i].job_id : "";
+
 		sb_canon_array(&c, nf);
 		sb_canon_int(&c, e[i].attempt);
 		sb_canon_int(&c, e[i].child);
-		sb_canon_cstr(&c, e[i].job_id);
+		/* cut where an entry's job id always is (SB_SUBM_JOB_ID_MAX) */
+		sb_canon_str(&c, job, strnlen(job, SB_SUBM_JOB_ID_MAX));
 		sb_canon_cstr(&c, e[i].state ? e[i].state : "");
 		int_or_nil(&c, e[i].exit_code, 0);
 		int_or_nil(&c, e[i].signal, 0);

@@ -27,6 +27,7 @@ enum sb_subm_type {
 #define SB_SUBM_JOB_NAME_MAX 95
 #define SB_SUBM_STATE_MAX 63
 #define SB_SUBM_ERROR_MAX 255
+#define SB_SUBM_JOB_ID_MAX 63
 
 /* One verified record; fields a type does not have are -1 / "".  The
  * strings may be NULL (none) in an entry given to sb_subm_append; in a
@@ -38,7 +39,7 @@ struct sb_subm_entry {
 	int64_t chunk;
 	int64_t child;          /* outcome */
 	bool recovered;         /* submitted: found by name after an unknown outcome */
-	char job_id[64];        /* submitted, outcome */
+	const char *job_id;     /* submitted, outcome (cut at SB_SUBM_JOB_ID_MAX) */
 	const char *job_name;   /* submitted */
 	const char *state;      /* outcome: the scheduler's final State text */
 	int exit_code, signal;  /* outcome: ExitCode N:S */

@@ -258,7 +258,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 		if (found) {
 			e.type = SB_SUBM_SUBMITTED;
 			e.recovered = *recovered = true;
-			snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
+			e.job_id = job_id;
 			return sb_subm_append(w, &e, subm, err);
 		}
 	}
@@ -306,7 +306,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 	}
 	e.type = SB_SUBM_SUBMITTED;
 	e.error = NULL;
-	snprintf(e.job_id, sizeof(e.job_id), "%s", job_id);
+	e.job_id = job_id;
 	*now = true;
 	if (sb_subm_append(w, &e, subm, err) < 0) {
 		sb_proc_resume_interrupts(&saved);
@@ -1136,7 +1136,7 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 		c.chunk = e->chunk;
 		c.child = c.end = -1;
 		c.exit_code = c.signal = -1;
-		snprintf(c.job_id, sizeof(c.job_id), "%s", e->job_id);
+		c.job_id = e->job_id;
 		c.job_name = e->job_name;
 		if (sb_subm_append(w, &c, NULL, err) < 0)
 			goto out;

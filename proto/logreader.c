@@ -23,11 +23,18 @@ struct sb_log_verifier {
 };
 
 struct sb_log_result {
+	/* the bytes read: the whole log, or (streaming a file) a window of it
+	 * that slides on, data[0] being the file's byte base */
 	uint8_t *data;
-	size_t len;
+	size_t len;                      /* bytes in data */
+	uint64_t base;
+	int fd;                          /* streaming: the file, else -1 */
+	size_t cap;                      /* room in data (streaming) */
+	bool eof;                        /* every byte of the log is in or past data */
+	const char *path;                /* streaming: for a read error */
 	msgpack_zone *zone;
 	struct sb_log_record *recs;
-	size_t count, cap, verified;
+	size_t count, nrecs, verified;
 	enum sb_log_tail tail;
 	uint64_t tail_offset;
 	bool lone;                       /* one frame alone: no chain to check */
@@ -42,7 +49,7 @@ struct sb_log_result {
 	msgpack_zone *scratch;
 	sb_log_each_fn each;
 	void *arg;
-	bool each_failed;                /* each() failed: its error stands */
+	bool each_failed;                /* each() or a read failed: its error stands */
 	char detail[SB_ERROR_MAX + 256]; /* fits the prefix, the words and a why */
 };
 
@@ -183,13 +190,13 @@ static struct sb_log_record *add_record(struct sb_log_result *r)
 			msgpack_zone_clear(r->scratch);
 		return &r->recs[r->count++ > 0];
 	}
-	if (r->count == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 8;
+	if (r->count == r->nrecs) {
+		size_t cap = r->nrecs ? 2 * r->nrecs : 8;
 		struct sb_log_record *p = realloc(r->recs, cap * sizeof(*p));
 		if (p == NULL)
 			return NULL;
 		r->recs = p;
-		r->cap = cap;
+		r->nrecs = cap;
 	}
 	return &r->recs[r->count++];
 }
@@ -230,6 +237,7 @@ static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
 	const struct sb_frame *f, bool *nomem, struct sb_error *why)
 {
 	struct sb_log_record *rec;
+	const uint8_t *body;
 	int rc;
 
 	*nomem = false;
@@ -238,7 +246,20 @@ static struct sb_log_record *decode_at(struct sb_log_result *r, uint64_t off,
 		*nomem = true;
 		return NULL;
 	}
-	rc = sb_record_decode_body(f->body, f->body_len,
+	body = f->body;
+	if (r->stream && r->count == 1) {
+		/* record 0 stays, its payload pointing into its body: a copy, as the
+		 * window moves on */
+		uint8_t *copy = msgpack_zone_malloc(r->zone, f->body_len ? f->body_len : 1);
+		if (copy == NULL) {
+			r->count--;
+			*nomem = true;
+			return NULL;
+		}
+		memcpy(copy, f->body, f->body_len);
+		body = copy;
+	}
+	rc = sb_record_decode_body(body, f->body_len,
 		r->stream && r->count > 1 ? r->scratch : r->zone, rec, why);
 	if (rc < 0) {
 		*nomem = rc == SB_RECORD_NOMEM;
@@ -277,17 +298,71 @@ static int mark_verified(struct sb_log_result *r, struct sb_log_record *rec,
 	return emit(r, rec, err);
 }
 
+/* The largest frame: a whole one always fits in the window. */
+#define FRAME_MAX ((size_t)SB_LOG_HEADER_LEN + SB_LOG_BODY_MAX + SB_LOG_TAG_LEN)
+
+/* The bytes from the log's byte off on (off at or past r->base), at least
+ * a whole frame of them unless the log ends first: *p and *n.  Streaming a
+ * file, the window slides to off and reads on when fewer are left in it,
+ * so that the log is never held whole.  -1 (and err) when reading fails. */
+static int window(struct sb_log_result *r, uint64_t off, const uint8_t **p, size_t *n,
+	struct sb_error *err)
+{
+	size_t rel = (size_t)(off - r->base);
+	int intr = 0;
+
+	if (!r->eof && r->len - rel < FRAME_MAX) {
+		memmove(r->data, r->data + rel, r->len - rel);
+		r->len -= rel;
+		r->base = off;
+		rel = 0;
+		while (!r->eof && r->len < FRAME_MAX) {
+			ssize_t k;
+			if (r->len == r->cap) { /* a small file that grew */
+				size_t want = r->cap < FRAME_MAX ? 2 * r->cap : 2 * FRAME_MAX;
+				uint8_t *bigger = realloc(r->data, want);
+				if (bigger == NULL)
+					return sb_error_set(err, SB_ERR_NOMEM, "out of memory reading log '%s'",
+						r->path);
+				r->data = bigger;
+				r->cap = want;
+			}
+			k = read(r->fd, r->data + r->len, r->cap - r->len);
+			if (k < 0 && errno == EINTR && ++intr < SB_EINTR_MAX)
+				continue;
+			if (k < 0)
+				return sb_errorf(err, "cannot read log '%s': %s", r->path, strerror(errno));
+			intr = 0;
+			r->eof = k == 0;
+			r->len += (size_t)k;
+			if (r->base + r->len > SB_LOG_FILE_MAX)
+				return sb_errorf(err, "log '%s' is larger than the limit of %u bytes",
+					r->path, SB_LOG_FILE_MAX);
+		}
+	}
+	*p = r->data + rel;
+	*n = r->len - rel;
+	return 0;
+}
+
 /* After the verified prefix: add the records that still decode.  -1 when
- * memory ran out (or each() failed). */
+ * memory ran out (or each() or a read failed). */
 static int decode_rest(struct sb_log_result *r, uint64_t off, struct sb_error *err)
 {
 	struct sb_frame f;
 	struct sb_log_record *rec;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 	bool nomem = false;
 
-	while (off < r->len &&
-	       sb_frame_parse(r->data + off, r->len - off, &f) == SB_FRAME_OK &&
-	       (rec = decode_at(r, off, &f, &nomem, NULL)) != NULL) {
+	for (;;) {
+		if (window(r, off, &p, &n, err) < 0) {
+			r->each_failed = true;
+			return -1;
+		}
+		if (n == 0 || sb_frame_parse(p, n, &f) != SB_FRAME_OK ||
+		    (rec = decode_at(r, off, &f, &nomem, NULL)) == NULL)
+			break;
 		if (emit(r, rec, err) < 0)
 			return -1;
 		off += f.size;
@@ -306,6 +381,8 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 	struct sb_log_record *rec;
 	enum sb_frame_status st;
 	uint64_t off = 0;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 	const char *reason;
 	char buf[128];
 	bool nomem;
@@ -313,14 +390,20 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 
 	r->tail = SB_LOG_TAIL_OK;
 	r->want = expect ? expect->head : NULL;
-	while (off < r->len) {
+	for (;;) {
 		size_t i = r->count;
+		if (window(r, off, &p, &n, err) < 0) {
+			r->each_failed = true;
+			return -1;
+		}
+		if (n == 0)
+			break;
 		if (r->lone && i > 0) {
 			set_tail(r, SB_LOG_TAIL_CORRUPT, i, off, "bytes after the frame");
 			return 0;
 		}
-		st = sb_frame_parse(r->data + off, r->len - off, &f);
-		if (st == SB_FRAME_SHORT && later_frame(r->data + off, r->len - off))
+		st = sb_frame_parse(p, n, &f);
+		if (st == SB_FRAME_SHORT && later_frame(p, n))
 			st = SB_FRAME_BAD_LENGTH;
 		if (st == SB_FRAME_SHORT || st == SB_FRAME_ZERO) {
 			set_tail(r, SB_LOG_TAIL_TORN, i, off, NULL);
@@ -331,7 +414,7 @@ static int walk(struct sb_log_result *r, struct sb_mac *mac,
 			return 0;
 		}
 		if (mac != NULL) {
-			ok = sb_mac_verify(mac, r->data + off, SB_LOG_HEADER_LEN + f.body_len,
+			ok = sb_mac_verify(mac, p, SB_LOG_HEADER_LEN + f.body_len,
 				f.tag, err);
 			if (ok < 0)
 				return -1;
@@ -417,6 +500,8 @@ static struct sb_log_result *result_new(uint8_t *data, size_t len,
 	}
 	r->data = data;
 	r->len = len;
+	r->fd = -1;
+	r->eof = true;
 	return r;
 }
 
@@ -426,21 +511,19 @@ struct each_cfg {
 	void *arg;
 };
 
-static struct sb_log_result *read_owned(struct sb_log_verifier *v,
-	uint8_t *data, size_t len, const struct sb_log_expect *expect,
-	const struct each_cfg *ec, struct sb_error *err)
+/* Reads r (its bytes, or its file through the window) with v, streaming
+ * to ec when not NULL.  Destroys r and returns NULL when there is no
+ * verdict. */
+static struct sb_log_result *stream_walk(struct sb_log_result *r, struct sb_log_verifier *v,
+	const struct sb_log_expect *expect, const struct each_cfg *ec, struct sb_error *err)
 {
-	struct sb_log_result *r = result_new(data, len, err);
-
-	if (r == NULL)
-		return NULL;
 	if (ec != NULL) {
 		r->stream = true;
 		r->each = ec->each;
 		r->arg = ec->arg;
 		r->scratch = msgpack_zone_new(2048);
 		r->recs = calloc(2, sizeof(*r->recs));
-		r->cap = 2;
+		r->nrecs = 2;
 		if (r->scratch == NULL || r->recs == NULL) {
 			sb_log_result_destroy(r);
 			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
@@ -457,6 +540,15 @@ static struct sb_log_result *read_owned(struct sb_log_verifier *v,
 	if (v != NULL && expect != NULL && expect->head != NULL)
 		check_head(r, expect->head);
 	return r;
+}
+
+static struct sb_log_result *read_owned(struct sb_log_verifier *v,
+	uint8_t *data, size_t len, const struct sb_log_expect *expect,
+	const struct each_cfg *ec, struct sb_error *err)
+{
+	struct sb_log_result *r = result_new(data, len, err);
+
+	return r ? stream_walk(r, v, expect, ec, err) : NULL;
 }
 
 static uint8_t *copy_buffer(const void *buf, size_t len, struct sb_error *err)
@@ -516,6 +608,40 @@ struct sb_log_result *sb_log_decode_buffer(const void *buf, size_t len,
 	return data ? read_owned(NULL, data, len, NULL, NULL, err) : NULL;
 }
 
+/* Streams the open log fd through a window (window()): never the whole
+ * file in memory, whatever its size.  Takes fd. */
+static struct sb_log_result *stream_file(struct sb_log_verifier *v, int fd,
+	const char *path, size_t size, const struct sb_log_expect *expect,
+	const struct each_cfg *ec, struct sb_error *err)
+{
+	size_t cap = size < 2 * FRAME_MAX ? size + 1 : 2 * FRAME_MAX;
+	uint8_t *data = malloc(cap);
+	struct sb_log_result *r;
+
+	if (data == NULL) {
+		close(fd);
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory reading log '%s'", path);
+		return NULL;
+	}
+	if ((r = result_new(data, 0, err)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	r->fd = fd;
+	r->cap = cap;
+	r->eof = false;
+	r->path = path;
+	r = stream_walk(r, v, expect, ec, err);
+	if (r != NULL) { /* the window's bytes go with the file */
+		close(r->fd);
+		r->fd = -1;
+		free(r->data);
+		r->data = NULL;
+		r->len = 0;
+	}
+	return r;
+}
+
 static struct sb_log_result *read_file(struct sb_log_verifier *v,
 	const char *path, const struct sb_log_expect *expect,
 	const struct each_cfg *ec, struct sb_error *err)
@@ -544,6 +670,8 @@ static struct sb_log_result *read_file(struct sb_log_verifier *v,
 			sb_errorf(err, "log '%s' is larger than the limit of %u bytes", path, SB_LOG_FILE_MAX);
 		return NULL;
 	}
+	if (ec != NULL)
+		return stream_file(v, fd, path, (size_t)st.st_size, expect, ec, err);
 	if (sb_read_all(fd, SB_LOG_FILE_MAX, (size_t)st.st_size, &data, &len) < 0) {
 		saved = errno;
 		close(fd);
@@ -602,6 +730,8 @@ void sb_log_result_destroy(struct sb_log_result *r)
 {
 	if (r == NULL)
 		return;
+	if (r->fd >= 0)
+		close(r->fd);
 	msgpack_zone_free(r->zone);
 	if (r->scratch != NULL)
 		msgpack_zone_free(r->scratch);

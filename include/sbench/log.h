@@ -220,10 +220,12 @@ typedef int (*sb_log_each_fn)(const struct sb_log_record *rec, void *arg,
 	struct sb_error *err);
 
 /* Reads and verifies like sb_log_read_file, in memory that does not grow
- * with the number of records: each record is handed to each (NULL: none)
+ * with the log: the file is read through a window of two of the largest
+ * frames that slides on, and each record is handed to each (NULL: none)
  * as it is read, then dropped.  The result has the counts, the tail, its
  * detail and the head; sb_log_result_record gives record 0 only.  When
- * each fails, or memory runs out, each has already seen the records
+ * each fails, memory runs out, a read fails or the file grows past
+ * SB_LOG_FILE_MAX while it is read, each has already seen the records
  * before (a caller that prints them has printed them). */
 struct sb_log_result *sb_log_read_file_each(struct sb_log_verifier *v,
 	const char *path, const struct sb_log_expect *expect,

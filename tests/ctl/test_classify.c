@@ -302,10 +302,57 @@ static void test_names(void **state)
 	assert_string_equal(sb_log_tail_name(SB_LOG_TAIL_CHAIN_BREAK), "chain_break");
 }
 
+
+/* A log's job id is kept as a number when it is one written as one, else
+ * as its text: either way it reads back the same and classifies the same. */
+static void test_log_job_id(void **state)
+{
+	static const char *ids[] = { "77", "0", "18446744073", "077", "77a", "12345678901234567890", "" };
+	char buf[SB_LOG_JOB_NUM_LEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct sb_log_evidence l = { 0 };
+		assert_int_equal(sb_log_evidence_set_job_id(&l, ids[i]), 0);
+		assert_int_equal(l.job_is_num, i < 3);
+		assert_string_equal(sb_log_job_id(&l, buf), ids[i]);
+		if (!l.job_is_num)
+			free(l.job_id);
+	}
+	/* "77" against the scheduler's raw id 78, as a number and as text */
+	for (i = 0; i < 2; i++) {
+		struct sb_log_evidence l = { .present = true, .has_start = true, .has_finish = true,
+					     .exit_code = 0, .last_life_ns = NOW, .finish_ns = NOW };
+		struct sb_sched_evidence s = { .consulted = true, .submitted = true, .has_row = true,
+					       .submit_ns = NOW - S(1000) };
+		struct sb_classify_params p = { .now_ns = NOW, .heartbeat_s = 60, .settle_s = 10 };
+		struct sb_verdict v = { 0 };
+		if (i == 0)
+			assert_int_equal(sb_log_evidence_set_job_id(&l, "77"), 0);
+		else
+			l.job_id = (char *)"77";
+		s.row.state = SB_STATE_COMPLETED;
+		s.row.raw_id = 78;
+		s.row.array_job = 12, s.row.array_task = 3;
+		s.row.cancelled_by = -1;
+		s.row.end = NOW / 1000000000LL - 1000;
+		s.row.start = s.row.end - 30;
+		s.row.submit = s.row.start - 10;
+		s.row.nodes = s.row.reason = s.row.name = "";
+		sb_classify(&l, &s, &p, &v);
+		assert_int_equal(v.cls, SB_CLASS_INCONSISTENT);
+		assert_string_equal(v.reason, "the log was written by job 77, but the scheduler ran "
+			"this child as job 12_3 (raw id 78)");
+		sb_verdict_release(&v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_log_job_id),
 		cmocka_unit_test(test_long_texts),
 		cmocka_unit_test(test_read_order),
 		cmocka_unit_test(test_set_reason),

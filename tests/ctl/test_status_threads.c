@@ -145,7 +145,7 @@ static int setup(void **state)
 	e.type = SB_SUBM_SUBMITTED;
 	e.child = e.end = -1;
 	e.exit_code = e.signal = -1;
-	snprintf(e.job_id, sizeof(e.job_id), "1000");
+	e.job_id = "1000";
 	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
 	assert_int_equal(sb_subm_writer_close(w, &err), 0);
 	squeue_text = strdup("");

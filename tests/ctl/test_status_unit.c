@@ -120,7 +120,7 @@ static int setup(void **state)
 	e.type = SB_SUBM_SUBMITTED;
 	e.child = e.end = -1;
 	e.exit_code = e.signal = -1;
-	snprintf(e.job_id, sizeof(e.job_id), "1000");
+	e.job_id = "1000";
 	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
 	assert_int_equal(sb_subm_writer_close(w, &err), 0);
 	write_log(&key, 0, "1001", 0);
@@ -265,6 +265,7 @@ static void test_subm_strings(void **state)
 static void test_outcome_records(void **state)
 {
 	static struct sb_subm_entry batch[SB_SUBM_OUTCOMES_PER_RECORD];
+	static char jobs[SB_SUBM_OUTCOMES_PER_RECORD][32];
 	struct sb_subm_writer *w;
 	struct sb_subm_entry e;
 	struct sb_subm back = { 0 };
@@ -285,7 +286,7 @@ static void test_outcome_records(void **state)
 	e.exit_code = 3;
 	e.signal = 0;
 	e.state = "FAILED";
-	snprintf(e.job_id, sizeof(e.job_id), "1000_0");
+	e.job_id = "1000_0";
 	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0); /* the earlier form */
 	for (i = 0; i < SB_SUBM_OUTCOMES_PER_RECORD; i++) {
 		batch[i] = e;
@@ -296,7 +297,8 @@ static void test_outcome_records(void **state)
 		batch[i].end = i % 5 ? 1764500000 + (int64_t)i : -1;
 		batch[i].start = i % 7 ? 1764400000 : 0;  /* 0: none */
 		batch[i].submit = 0;
-		snprintf(batch[i].job_id, sizeof(batch[i].job_id), "1000_%zu", i + 1);
+		snprintf(jobs[i], sizeof(jobs[i]), "1000_%zu", i + 1);
+		batch[i].job_id = jobs[i];
 	}
 	assert_int_equal(sb_subm_append_outcomes(w, batch, SB_SUBM_OUTCOMES_PER_RECORD, &err), 0);
 	assert_int_equal(sb_subm_append_outcomes(w, batch, 2, &err), 0);

@@ -25,7 +25,7 @@ static void add(enum sb_subm_type type, int64_t t, int64_t attempt, int64_t chun
 	e->child = e->end = -1;
 	e->exit_code = e->signal = -1;
 	e->recovered = recovered;
-	snprintf(e->job_id, sizeof(e->job_id), "%s", job);
+	e->job_id = job;
 }
 
 static void test_duplicates_listed_in_order(void **state)

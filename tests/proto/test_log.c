@@ -103,6 +103,13 @@ static void same_streamed(const uint8_t *buf, size_t len, const struct sb_log_ex
 		assert_memory_equal(h1.tag, h2.tag, SB_LOG_TAG_LEN);
 	}
 	assert_null(sb_log_result_record(r, 1));
+	if (sb_log_result_count(whole) > 0) { /* record 0 stays whole */
+		const struct sb_log_record *r0 = sb_log_result_record(r, 0);
+		const struct sb_log_record *w0 = sb_log_result_record(whole, 0);
+		assert_non_null(r0);
+		assert_string_equal(r0->type, w0->type);
+		assert_true(msgpack_object_equal(r0->payload, w0->payload));
+	}
 	sb_log_result_destroy(r);
 }
 
@@ -140,6 +147,63 @@ static void test_each_fails(void **state)
 	assert_int_equal(n, 3);
 	assert_string_equal(err.msg, "the caller had enough");
 	free(a);
+}
+
+
+/* A log of records up to the largest body, several times the streaming
+ * reader's window: read in pieces, it gives what the whole read gives,
+ * verified or torn, forged or corrupt past the first window. */
+static void test_long_log_streamed(void **state)
+{
+	static const size_t sizes[] = { 300000, SB_LOG_BODY_MAX - 4096, 700000, 5,
+					SB_LOG_BODY_MAX - 4096, 900000, 123456, 1000 };
+	const size_t n = sizeof(sizes) / sizeof(sizes[0]);
+	struct sb_run_ident id = sbt_ident(9, 0);
+	const char *p = tmp("long.log");
+	struct sb_log_result *r;
+	struct sb_log_writer *w;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	char *blob = calloc(1, SB_LOG_BODY_MAX);
+	uint8_t *buf;
+	size_t len, i, off[16];
+
+	(void)state;
+	assert_non_null(blob);
+	w = sb_log_writer_create(p, &key, &id, NULL);
+	assert_non_null(w);
+	msgpack_sbuffer_init(&sb);
+	for (i = 0; i < n; i++) {
+		memset(blob, 'a' + (int)i, sizes[i]);
+		msgpack_sbuffer_clear(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_map(&pk, 1);
+		msgpack_pack_str_with_body(&pk, "blob", 4);
+		msgpack_pack_bin_with_body(&pk, blob, sizes[i]);
+		assert_int_equal(sb_log_writer_append(w, i == 0 ? "start" : "heartbeat", sb.data,
+						      sb.size, NULL), 0);
+	}
+	msgpack_sbuffer_destroy(&sb);
+	assert_int_equal(sb_log_writer_close(w, NULL), 0);
+	free(blob);
+	buf = sbt_read(p, &len);
+	assert_non_null(buf);
+	assert_true(len > 3 * SB_LOG_BODY_MAX); /* past the window of two frames */
+	assert_int_equal(sbt_frames(buf, len, off, 16), n);
+
+	r = rd(buf, len, NULL); /* every record verifies */
+	assert_int_equal(sb_log_result_verified(r), n);
+	sb_log_result_destroy(r);
+	r = rd(buf, off[6] + 100, NULL); /* torn in the seventh */
+	assert_int_equal(sb_log_result_tail(r), SB_LOG_TAIL_TORN);
+	assert_int_equal(sb_log_result_verified(r), 6);
+	sb_log_result_destroy(r);
+	buf[off[5] + SB_LOG_HEADER_LEN + 50000] ^= 1; /* a flipped bit in the sixth */
+	r = rd(buf, len, NULL);
+	assert_int_equal(sb_log_result_verified(r), 5);
+	assert_int_not_equal(sb_log_result_tail(r), SB_LOG_TAIL_OK);
+	sb_log_result_destroy(r);
+	free(buf);
 }
 
 static int setup(void **state)
@@ -624,6 +688,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_long_log_streamed),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_truncate_everywhere),
 		cmocka_unit_test(test_bitflip_everywhere),
