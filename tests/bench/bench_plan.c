@@ -1,4 +1,4 @@
-/* bench_plan: plans grids of 10,000 .. 1,000,000 children (docs/development.md:
+/* bench_plan: plans grids of 10,000 .. 1,000,000 children (docs/performance.md:
  * 1,000,000 in under 2 s, memory linear in children) and prints the time of
  * each step and the peak RSS.  usage: bench_plan [CHILDREN] */
 #include <stdio.h>
@@ -197,6 +197,6 @@ int main(int argc, char **argv)
 		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			return 1;
 	}
-	printf("budget: 1,000,000 children in under 2 s (docs/development.md); total %.3f s\n", now() - t0);
+	printf("budget: 1,000,000 children in under 2 s (docs/performance.md); total %.3f s\n", now() - t0);
 	return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sbctl plan on 100,000 and 1,000,000 children, the real binary: the table
-# to /dev/null and --json to a file (docs/development.md: 1,000,000 children under
+# to /dev/null and --json to a file (docs/performance.md: 1,000,000 children under
 # 2 s, under 3 s with --json written to a file; memory linear in children).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

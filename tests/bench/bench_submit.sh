@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Submitting a benchmark of N children: the wall time of `sbctl submit`
 # with sbatch's time excluded, per 10,000 and 100,000 children, beside the
-# budget (docs/development.md, "Performance budgets"): 100,000 children in
+# budget (docs/performance.md): 100,000 children in
 # under 1 s.  And the number of sbatch calls, which must be
 # ceil(N / MaxArraySize).
 #
