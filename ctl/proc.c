@@ -155,8 +155,6 @@ static int64_t min_ms(int64_t a, int64_t b)
 	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
 }
 
-/* Reads the program's output until it is over (see sb_proc_run_opts) and
- * kills it on time; returns when the pipes may be closed. */
 /* A file descriptor that polls readable once pid has exited (pidfd_open,
  * Linux 5.3), or -1 where there is none. */
 static int exit_fd(pid_t pid)
@@ -169,6 +167,8 @@ static int exit_fd(pid_t pid)
 #endif
 }
 
+/* Reads the program's output until it is over (see sb_proc_run_opts) and
+ * kills it on time; returns when the pipes may be closed. */
 static void supervise(pid_t pid, struct capture cap[2], const struct sb_proc_opts *o,
 		      struct sb_proc_result *res)
 {

@@ -64,11 +64,14 @@ struct sb_child_status {
 
 struct sb_proc_result;
 
+struct sb_proc_opts;
+
 /* How status runs the scheduler's commands, squeue and sacct (argv[0] says
- * which): like sb_proc_run (ctl/proc.h), with arg first.  A unit test
- * answers them itself, without a process. */
+ * which): like sb_proc_run_opts (ctl/proc.h), with arg first; the output
+ * goes to o->out_sink as it comes.  A unit test answers them itself,
+ * without a process. */
 struct sb_status_sched_ops {
-	int (*run)(void *arg, char *const argv[], size_t max_output, int timeout_ms,
+	int (*run)(void *arg, char *const argv[], const struct sb_proc_opts *o,
 		   struct sb_proc_result *res, struct sb_error *err);
 	void *arg;
 };

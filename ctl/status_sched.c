@@ -9,7 +9,6 @@
 #include "ctl/sched.h"
 #include "ctl/status_internal.h"
 
-#define SCHED_OUTPUT_MAX ((size_t)64 << 20) /* a stub's output (unit tests) */
 #define SCHED_ERR_MAX ((size_t)64 << 10)     /* stderr kept of sacct and squeue */
 #define SCHED_TIMEOUT_MS 120000
 
@@ -52,11 +51,11 @@ fail:
 }
 
 /* The real scheduler: the commands first on PATH. */
-static int run_command(void *arg, char *const argv[], size_t max_output, int timeout_ms,
+static int run_command(void *arg, char *const argv[], const struct sb_proc_opts *o,
 		       struct sb_proc_result *res, struct sb_error *err)
 {
 	(void)arg;
-	return sb_proc_run(argv, max_output, timeout_ms, res, err);
+	return sb_proc_run_opts(argv, o, res, err);
 }
 
 static const struct sb_status_sched_ops real_sched = { run_command, NULL };
@@ -149,16 +148,10 @@ static int run_query(const struct sb_status_sched_ops *ops, char **argv, const c
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	/* the real commands stream their output into the parser; a stub's
-	 * (a unit test's) text is parsed the same way, at once */
-	rc = ops == &real_sched ? sb_proc_run_opts(argv, &po, &r, err)
-				: ops->run(ops->arg, argv, SCHED_OUTPUT_MAX, timeout_ms, &r, err);
-	if (rc < 0) {
+	if (ops->run(ops->arg, argv, &po, &r, err) < 0) {
 		feed_end(&f);
 		return sb_error_prefix(err, "cannot ask the scheduler (%s)", what);
 	}
-	if (ops != &real_sched && r.out != NULL && r.exit_code == 0)
-		feed(&f, r.out, r.out_len);
 	if (r.exit_code != 0 || r.truncated) {
 		char line[300];
 		feed_end(&f);
