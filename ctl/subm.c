@@ -22,13 +22,6 @@ static const char *const type_names[] = {
 };
 #define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
 
-static void entry_init(struct sb_subm_entry *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->attempt = e->chunk = e->child = e->end = -1;
-	e->exit_code = e->signal = -1;
-}
-
 /* The strings of an entry as a record keeps them: never NULL, cut short
  * at their limits; in buffers of the caller. */
 struct entry_strs {
@@ -37,6 +30,19 @@ struct entry_strs {
 	char state[SB_SUBM_STATE_MAX + 1];
 	char error[SB_SUBM_ERROR_MAX + 1];
 };
+
+/* An entry with every field unknown, its strings empty ones of b. */
+static void entry_init(struct sb_subm_entry *e, struct entry_strs *b)
+{
+	memset(e, 0, sizeof(*e));
+	e->attempt = e->chunk = e->child = e->end = -1;
+	e->exit_code = e->signal = -1;
+	b->job_id[0] = b->job_name[0] = b->state[0] = b->error[0] = '\0';
+	e->job_id = b->job_id;
+	e->job_name = b->job_name;
+	e->state = b->state;
+	e->error = b->error;
+}
 
 static void normalize(const struct sb_subm_entry *e, struct entry_strs *b, struct sb_subm_entry *out)
 {
@@ -205,12 +211,7 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e, stru
 	size_t t;
 	uint32_t i;
 
-	entry_init(e);
-	b->job_id[0] = b->job_name[0] = b->state[0] = b->error[0] = '\0';
-	e->job_id = b->job_id;
-	e->job_name = b->job_name;
-	e->state = b->state;
-	e->error = b->error;
+	entry_init(e, b);
 	for (t = 0; t < NTYPES; t++)
 		if (!strcmp(rec->type, type_names[t]))
 			break;
@@ -247,12 +248,7 @@ static int decode_outcomes(const struct sb_log_record *rec, struct sb_subm *s, s
 		const msgpack_object *row = &rows->via.array.ptr[i];
 		if (row->type != MSGPACK_OBJECT_ARRAY)
 			continue;
-		entry_init(&e);
-		b.job_id[0] = b.job_name[0] = b.state[0] = b.error[0] = '\0';
-		e.job_id = b.job_id;
-		e.job_name = b.job_name;
-		e.state = b.state;
-		e.error = b.error;
+		entry_init(&e, &b);
 		e.type = SB_SUBM_OUTCOME;
 		e.time_ns = rec->time_ns;
 		for (j = 0; j < row->via.array.size && j < fields->via.array.size; j++)
