@@ -14,6 +14,8 @@
 
 #include "ctl/bench.h"
 #include "ctl/canon.h"
+#include "ctl/jobs.h"
+#include "ctl/subm.h"
 #include "proto/benchdir.h"
 #include "proto/util.h"
 #include "sbench/key.h"
@@ -59,6 +61,29 @@ void sb_test_write_log(const struct sb_bench *b, const struct sb_key *key, int64
 		sb_canon_release(&p);
 	}
 	assert_int_equal(sb_log_writer_close(w, &err), 0);
+}
+
+void sb_test_submit_attempt0(struct sb_bench *b, const size_t *children, size_t n,
+			     struct sb_key *key)
+{
+	struct sb_chunks chunks = { 0 };
+	struct sb_subm_writer *w;
+	struct sb_subm_entry e;
+	struct sb_error err = { 0 };
+
+	assert_int_equal(sb_jobs_layout(b, 0, children, n, 0, &chunks, &err), 0);
+	assert_int_equal(sb_jobs_write(b, &chunks, "/usr/bin/sbagent", &err), 0);
+	sb_chunks_release(&chunks);
+	assert_int_equal(sb_bench_load_key(b, key, &err), 0);
+	w = sb_subm_writer_create(b, key, &err);
+	assert_non_null(w);
+	memset(&e, 0, sizeof(e));
+	e.type = SB_SUBM_SUBMITTED;
+	e.child = e.end = -1;
+	e.exit_code = e.signal = -1;
+	e.job_id = "1000";
+	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
+	assert_int_equal(sb_subm_writer_close(w, &err), 0);
 }
 
 int sb_test_bench_create(const char *root, const char *spec_name, const char *spec_text,

@@ -29,6 +29,12 @@ struct sb_key;
 void sb_test_write_log(const struct sb_bench *b, const struct sb_key *key, int64_t child,
 		       const char *job, int exit_code, int signal, char *path);
 
+/* Lays out attempt 0 of b (planned) with the n children, writes its job
+ * files and records its chunk 0 submitted as array job 1000; *key gets
+ * b's key.  Fails the test on an error. */
+void sb_test_submit_attempt0(struct sb_bench *b, const size_t *children, size_t n,
+			     struct sb_key *key);
+
 /* Removes root and everything below it, whatever the modes. */
 int sb_test_rmtree(const char *root);
 

@@ -113,9 +113,6 @@ static int setup(void **state)
 		[FATE_NOFINISH] = "COMPLETED|0:0", [FATE_NOLOG] = "COMPLETED|0:0",
 		[FATE_DISAGREE] = "FAILED|1:0", [FATE_TAMPER] = "COMPLETED|0:0",
 	};
-	struct sb_subm_writer *w;
-	struct sb_subm_entry e;
-	struct sb_chunks chunks = { 0 };
 	struct sb_error err = { 0 };
 	struct sb_key key;
 	size_t *all = calloc(N, sizeof(*all)), c, sa_len = 0, sq_len = 0;
@@ -134,20 +131,8 @@ static int setup(void **state)
 	assert_int_equal(sb_bench_plan(bench, &err), 0);
 	for (c = 0; c < N; c++)
 		all[c] = c;
-	assert_int_equal(sb_jobs_layout(bench, 0, all, N, 0, &chunks, &err), 0);
-	assert_int_equal(sb_jobs_write(bench, &chunks, "/usr/bin/sbagent", &err), 0);
-	sb_chunks_release(&chunks);
+	sb_test_submit_attempt0(bench, all, N, &key);
 	free(all);
-	assert_int_equal(sb_bench_load_key(bench, &key, &err), 0);
-	w = sb_subm_writer_create(bench, &key, &err);
-	assert_non_null(w);
-	memset(&e, 0, sizeof(e));
-	e.type = SB_SUBM_SUBMITTED;
-	e.child = e.end = -1;
-	e.exit_code = e.signal = -1;
-	e.job_id = "1000";
-	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
-	assert_int_equal(sb_subm_writer_close(w, &err), 0);
 	squeue_text = strdup("");
 	for (c = 0; c < N; c++) {
 		enum fate f = (enum fate)(c % 9);

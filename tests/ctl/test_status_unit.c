@@ -92,9 +92,6 @@ static void write_log(struct sb_key *key, int64_t c, const char *job, int exit_c
  * the logs of children 0 (exit 0), 1 (exit 3) and 3 (no finish). */
 static int setup(void **state)
 {
-	struct sb_subm_writer *w;
-	struct sb_subm_entry e;
-	struct sb_chunks chunks = { 0 };
 	struct sb_error err = { 0 };
 	struct sb_key key;
 	size_t all[4] = { 0, 1, 2, 3 };
@@ -110,19 +107,7 @@ static int setup(void **state)
 	free(dir);
 	assert_non_null(bench);
 	assert_int_equal(sb_bench_plan(bench, &err), 0);
-	assert_int_equal(sb_jobs_layout(bench, 0, all, 4, 0, &chunks, &err), 0);
-	assert_int_equal(sb_jobs_write(bench, &chunks, "/usr/bin/sbagent", &err), 0);
-	sb_chunks_release(&chunks);
-	assert_int_equal(sb_bench_load_key(bench, &key, &err), 0);
-	w = sb_subm_writer_create(bench, &key, &err);
-	assert_non_null(w);
-	memset(&e, 0, sizeof(e));
-	e.type = SB_SUBM_SUBMITTED;
-	e.child = e.end = -1;
-	e.exit_code = e.signal = -1;
-	e.job_id = "1000";
-	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
-	assert_int_equal(sb_subm_writer_close(w, &err), 0);
+	sb_test_submit_attempt0(bench, all, 4, &key);
 	write_log(&key, 0, "1001", 0);
 	write_log(&key, 1, "1002", 3);
 	write_log(&key, 3, "1004", -1);
