@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,20 +10,34 @@ struct sb_arena_chunk {
 	_Alignas(16) unsigned char data[];
 };
 
-void *sb_arena_alloc(struct sb_arena *a, size_t n)
+/* n bytes at a multiple of align (a power of two, at most 16) */
+static void *take(struct sb_arena *a, size_t n, size_t align)
 {
 	struct sb_arena_chunk *c = a->head;
 	void *p;
 
-	n = (n + 15) & ~(size_t)15;
+	if (c != NULL)
+		c->used = (c->used + align - 1) & ~(align - 1);
 	if (n == 0)
-		n = 16;
-	if (c == NULL || c->cap - c->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-		c = calloc(1, sizeof(*c) + cap);
+		n = 1;
+	if (c == NULL || c->cap < c->used || c->cap - c->used < n) {
+		struct sb_arena_chunk *big;
+		if (n > SIZE_MAX - sizeof(*c) - 65536)
+			return NULL;
+		if (n > 16384 && c != NULL) {
+			/* a chunk of its own, behind the current one: whose room
+			 * is not given up for it */
+			if ((big = calloc(1, sizeof(*big) + n)) == NULL)
+				return NULL;
+			big->cap = big->used = n;
+			big->next = c->next;
+			c->next = big;
+			return big->data;
+		}
+		c = calloc(1, sizeof(*c) + (n > 65536 ? n : 65536));
 		if (c == NULL)
 			return NULL;
-		c->cap = cap;
+		c->cap = n > 65536 ? n : 65536;
 		c->next = a->head;
 		a->head = c;
 	}
@@ -31,9 +46,16 @@ void *sb_arena_alloc(struct sb_arena *a, size_t n)
 	return p;
 }
 
+void *sb_arena_alloc(struct sb_arena *a, size_t n)
+{
+	return take(a, n, 16);
+}
+
 char *sb_arena_strndup(struct sb_arena *a, const char *s, size_t n)
 {
-	char *p = sb_arena_alloc(a, n + 1);
+	/* a text needs no alignment: a million short ones would waste a
+	 * third of their room rounded up to 16 */
+	char *p = n < SIZE_MAX ? take(a, n + 1, 1) : NULL;
 
 	if (p != NULL) {
 		memcpy(p, s, n);

@@ -163,23 +163,30 @@ static int parse_u64(const char *s, const char *e, uint64_t *out)
 
 static int push(struct sb_sched_rows *rows, const struct sb_sched_row *r, struct sb_error *err)
 {
-	struct sb_sched_row *d;
+	struct sb_sched_row *d, given;
 
-	if (rows->n == rows->cap) {
-		size_t cap = rows->cap ? rows->cap * 2 : 64;
-		struct sb_sched_row *v = realloc(rows->v, cap * sizeof(*v));
-		if (v == NULL)
-			return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
-		rows->v = v;
-		rows->cap = cap;
+	if (rows->sink) {
+		d = &given;
+	} else {
+		if (rows->n == rows->cap) {
+			size_t cap = rows->cap ? rows->cap * 2 : 64;
+			struct sb_sched_row *v = realloc(rows->v, cap * sizeof(*v));
+			if (v == NULL)
+				return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
+			rows->v = v;
+			rows->cap = cap;
+		}
+		d = &rows->v[rows->n];
 	}
-	d = &rows->v[rows->n];
 	*d = *r;
 	/* the texts, the same for many rows, kept once whatever the output */
 	if ((d->name && (d->name = sb_intern(&rows->texts, d->name)) == NULL) ||
 	    (d->nodes && (d->nodes = sb_intern(&rows->texts, d->nodes)) == NULL) ||
 	    (d->reason && (d->reason = sb_intern(&rows->texts, d->reason)) == NULL))
 		return sb_error_set(err, SB_ERR_NOMEM, "scheduler rows: out of memory");
+	rows->seen++;
+	if (rows->sink)
+		return rows->sink(rows->sink_arg, d, err);
 	rows->n++;
 	return 0;
 }
@@ -245,7 +252,7 @@ static int expand_tasks(const char *list, struct sb_sched_row *tmpl,
 		if (hi - lo > max_tasks)
 			return sb_errorf(err, "scheduler array '%s' has more than %zu tasks", list, max_tasks);
 		for (t = lo; t <= hi; t += step) {
-			if (rows->n >= max_tasks)
+			if (rows->seen >= max_tasks)
 				return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 			tmpl->array_task = (int64_t)t;
 			if (push(rows, tmpl, err) < 0)
@@ -272,7 +279,7 @@ static int add_with_id(char *id, struct sb_sched_row *r,
 		if (parse_u64(id, id + strlen(id), &r->array_job) < 0)
 			return 0;
 		r->array_task = -1;
-		if (rows->n >= max_tasks)
+		if (rows->seen >= max_tasks)
 			return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 		return push(rows, r, err) < 0 ? -1 : 1;
 	}
@@ -292,7 +299,7 @@ static int add_with_id(char *id, struct sb_sched_row *r,
 	if (parse_u64(us + 1, us + strlen(us), &task) < 0 || task > INT64_MAX)
 		return 0;
 	r->array_task = (int64_t)task;
-	if (rows->n >= max_tasks)
+	if (rows->seen >= max_tasks)
 		return sb_errorf(err, "scheduler reported more than %zu tasks", max_tasks);
 	return push(rows, r, err) < 0 ? -1 : 1;
 }

@@ -94,7 +94,13 @@ struct sb_sched_tz {
 struct sb_sched_rows {
 	struct sb_sched_row *v;
 	size_t n, cap;
+	size_t seen;    /* rows parsed: kept in v or given to sink */
 	size_t skipped; /* lines that were not evidence */
+	/* When set, each row goes to sink as it is parsed instead of into v (a
+	 * million rows are never held); a return < 0 (with err) stops the
+	 * parse, which fails.  Its texts are interned here as ever. */
+	int (*sink)(void *arg, const struct sb_sched_row *r, struct sb_error *err);
+	void *sink_arg;
 	struct sb_intern texts; /* the rows' texts, each kept once */
 	struct sb_sched_tz tz; /* sb_sched_time_parse's cache for these rows */
 };

@@ -42,22 +42,28 @@ static void log_evidence_release(struct sb_log_evidence *l)
 
 /* ---- attempts from the task maps -------------------------------------- */
 
-static struct sb_attempt_status *add_attempt(struct sb_child_status *c, int64_t attempt)
+/* The attempts live in the status's arena: a child's array grows by a
+ * copy (the old one stays there until the end: a child has few attempts,
+ * and most children one). */
+static struct sb_attempt_status *add_attempt(struct sb_status *st, struct sb_child_status *c,
+					     int64_t attempt)
 {
 	struct sb_attempt_status *v, *a;
-	size_t i;
+	size_t i, at;
 
 	for (i = 0; i < c->nattempts; i++)
 		if (c->attempts[i].attempt == attempt)
 			return &c->attempts[i];
-	v = realloc(c->attempts, (c->nattempts + 1) * sizeof(*v));
+	v = sb_arena_alloc(&st->strings, (c->nattempts + 1) * sizeof(*v));
 	if (v == NULL)
 		return NULL;
-	c->attempts = v;
 	/* keep them sorted by attempt */
-	for (i = c->nattempts; i > 0 && v[i - 1].attempt > attempt; i--)
-		v[i] = v[i - 1];
-	a = &v[i];
+	for (at = 0; at < c->nattempts && c->attempts[at].attempt < attempt; at++)
+		;
+	for (i = 0; i < c->nattempts; i++)
+		v[i < at ? i : i + 1] = c->attempts[i];
+	c->attempts = v;
+	a = &v[at];
 	memset(a, 0, sizeof(*a));
 	a->attempt = attempt;
 	a->log.exit_code = -1;
@@ -242,7 +248,7 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 			sb_errorf(err, "task map '%s': task %u names no child of this benchmark", path, t);
 			goto out;
 		}
-		a = add_attempt(&st->children[child], attempt);
+		a = add_attempt(st, &st->children[child], attempt);
 		if (a == NULL) {
 			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
@@ -300,7 +306,6 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 	size_t m;
 
 	log_evidence_release(&a->log);
-	free(a->log_rel);
 	a->log_rel = NULL;
 	for (m = 0; m < a->nmetrics; m++)
 		free(a->metrics[m].name);
@@ -330,10 +335,9 @@ int sb_status_submit_running(const char *dir)
 
 /* ---- outcomes, cancels, classification ---------------------------------- */
 
-static void apply_outcome(struct sb_attempt_status *a, const struct sb_subm_entry *e)
+/* The row an outcome record gives. */
+static void outcome_row(const struct sb_subm_entry *e, struct sb_sched_row *r)
 {
-	struct sb_sched_row *r = &a->sched.row;
-
 	memset(r, 0, sizeof(*r));
 	/* sbctl wrote it from a row: "123_4" (anything else names job 0) */
 	if (sb_sched_job_id_parse(e->job_id, r) < 0) {
@@ -346,8 +350,29 @@ static void apply_outcome(struct sb_attempt_status *a, const struct sb_subm_entr
 	r->end = e->end;
 	r->start = e->start > 0 ? e->start : -1;
 	r->submit = e->submit > 0 ? e->submit : -1;
-	a->sched.has_row = true;
-	a->sched.from_outcome = true;
+	r->name = r->nodes = r->reason = "";
+}
+
+static int cmp_i64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+/* A total order on the outcomes of one run: the record's time, then every
+ * field of the row it gives.  The latest is the one taken, whatever the
+ * order of the files; two that tie give the same row. */
+static int cmp_outcome(int64_t tx, const struct sb_sched_row *x, int64_t ty,
+		       const struct sb_sched_row *y)
+{
+	int c;
+
+	if ((c = cmp_i64(tx, ty)) || (c = (x->array_job > y->array_job) - (x->array_job < y->array_job)) ||
+	    (c = cmp_i64(x->array_task, y->array_task)) || (c = cmp_i64(x->state, y->state)) ||
+	    (c = cmp_i64(x->cancelled_by, y->cancelled_by)) || (c = cmp_i64(x->end, y->end)) ||
+	    (c = cmp_i64(x->exit_code, y->exit_code)) ||
+	    (c = cmp_i64(x->exit_signal, y->exit_signal)) || (c = cmp_i64(x->start, y->start)))
+		return c;
+	return cmp_i64(x->submit, y->submit);
 }
 
 const char *sb_status_sched_state(const struct sb_attempt_status *a, char *buf, size_t size)
@@ -411,29 +436,14 @@ static int record_outcome(struct sb_status *st, struct outcome_batch *ob, const 
 	return ob->n == SB_SUBM_OUTCOMES_PER_RECORD ? flush_outcomes(st, ob, key, err) : 0;
 }
 
-/* The latest outcome of each (child, attempt) in the total order of the
- * records, and the cancels: one pass over the submission records. */
-static void gather_records(struct sb_status *st, const struct sb_subm *subm,
-			   const size_t *first_attempt, const struct sb_subm_entry **outcomes,
-			   const struct sb_subm_entry **cancels, size_t *ncancels)
+/* The cancels among the submission records: one pass. */
+static void gather_cancels(const struct sb_subm *subm, const struct sb_subm_entry **cancels,
+			   size_t *ncancels)
 {
-	size_t i, k;
-
 	*ncancels = 0;
-	for (i = 0; i < subm->n; i++)
+	for (size_t i = 0; i < subm->n; i++)
 		if (subm->v[i].type == SB_SUBM_CANCEL)
 			cancels[(*ncancels)++] = &subm->v[i];
-	for (i = 0; i < subm->noutcomes; i++) {
-		const struct sb_subm_entry *e = &subm->outcomes[i];
-		if (e->child < 0 || (size_t)e->child >= st->n)
-			continue;
-		for (k = 0; k < st->children[e->child].nattempts; k++) {
-			const struct sb_subm_entry **o = &outcomes[first_attempt[e->child] + k];
-			if (st->children[e->child].attempts[k].attempt == e->attempt &&
-			    (*o == NULL || cmp_entry(e, *o) > 0))
-				*o = e;
-		}
-	}
 }
 
 /* A cancel record: the attempt, and its chunk (-1: every chunk). */
@@ -443,10 +453,11 @@ struct cancel_rec {
 
 /* Classifies one attempt from the evidence gathered (its outcome record,
  * if any, already its row unless the scheduler gave one). */
-static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
-			     const struct cancel_rec *cancels, size_t ncancels,
-			     const struct sb_classify_params *p)
+static int classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
+			    const struct cancel_rec *cancels, size_t ncancels,
+			    const struct sb_classify_params *p)
 {
+	struct sb_verdict v = { 0 };
 	size_t k;
 
 	a->sched.consulted = st->consulted;
@@ -459,15 +470,19 @@ static void classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
 			a->sched.cancel_recorded = true;
 	if (a->sched.has_row && a->log.present && a->sched_restart > a->log_restart)
 		forget_earlier_run(a);
-	sb_classify(&a->log, &a->sched, p, &a->verdict);
+	sb_classify(&a->log, &a->sched, p, &v);
 	if (a->duplicate) {
-		char *was = strdup(a->verdict.reason);
-		sb_verdict_set_reason(&a->verdict, "%s%schunk %" PRId64 " of attempt %" PRId64 " was "
+		char *was = strdup(v.reason);
+		sb_verdict_set_reason(&v, "%s%schunk %" PRId64 " of attempt %" PRId64 " was "
 				      "submitted more than once (arrays %s): classified by array %s",
 				      was ? was : "", was && was[0] ? "; " : "", a->chunk, a->attempt,
 				      a->duplicate, a->array_job);
 		free(was);
 	}
+	a->verdict.cls = v.cls;
+	a->verdict.reason = sb_intern(&st->texts, v.reason);
+	sb_verdict_release(&v);
+	return a->verdict.reason ? 0 : -1;
 }
 
 /* The lines of sb_status_warning: the chunks submitted more than once, the
@@ -500,9 +515,11 @@ struct gather {
 	struct sb_status *st;
 	struct sb_key key;
 	struct sb_subm subm;
-	/* the latest outcome of attempt i of child c at outcomes[first_attempt[c] + i] */
+	/* the time of the outcome taken for attempt i of child c, at
+	 * outcome_ns[first_attempt[c] + i] (while the outcomes are read) */
 	size_t *first_attempt;
-	const struct sb_subm_entry **outcomes, **cancels;
+	int64_t *outcome_ns;
+	const struct sb_subm_entry **cancels;
 	size_t ncancels;
 	struct cancel_rec *cancel_v; /* the cancels, copied out of the records */
 };
@@ -538,14 +555,51 @@ static int read_submissions(struct gather *g, struct sb_error *err)
 	return 0;
 }
 
-/* The outcomes and cancels recorded in submissions/, taken out of the
- * records, which then go: a benchmark's outcomes are one record per child,
- * never held beside the logs.  An attempt's outcome is its row until the
- * scheduler gives one. */
+/* One outcome record's entry, as the outcomes are read: its row is the
+ * attempt's until the scheduler gives one, when it is the latest of the
+ * attempt's outcomes (cmp_outcome). */
+static int take_outcome(void *arg, const struct sb_subm_entry *e, struct sb_error *err)
+{
+	struct gather *g = arg;
+	struct sb_child_status *ch;
+	struct sb_attempt_status *a;
+	struct sb_sched_row row;
+	int64_t *t;
+	size_t k;
+
+	(void)err;
+	if (e->child < 0 || (size_t)e->child >= g->st->n)
+		return 0;
+	ch = &g->st->children[e->child];
+	for (k = 0; k < ch->nattempts && ch->attempts[k].attempt != e->attempt; k++)
+		;
+	if (k == ch->nattempts)
+		return 0;
+	a = &ch->attempts[k];
+	t = &g->outcome_ns[g->first_attempt[e->child] + k];
+	outcome_row(e, &row);
+	if (a->sched.outcome_recorded && cmp_outcome(e->time_ns, &row, *t, &a->sched.row) <= 0)
+		return 0;
+	a->sched.row = row;
+	a->sched.has_row = a->sched.from_outcome = a->sched.outcome_recorded = true;
+	*t = e->time_ns;
+	return 0;
+}
+
+/* The outcomes and cancels recorded in submissions/.  The outcomes, one
+ * per child, are read again apart from the other records, now that the
+ * attempts are known, and go straight into them: a million of them are
+ * never held as records beside the attempts.  (A status that records
+ * outcomes between the two readings adds outcomes of runs that are over:
+ * evidence that only grows in the safe direction.)  Then the records go,
+ * but for the reuse and settings records. */
 static int collect_records(struct gather *g, struct sb_error *err)
 {
 	struct sb_status *st = g->st;
+	struct sb_subm_outcomes each = { .each = take_outcome, .arg = g, .only = true };
+	struct sb_subm outcomes_read;
 	size_t c, i;
+	int rc;
 
 	g->first_attempt = calloc(st->n + 1, sizeof(*g->first_attempt));
 	g->cancels = calloc(g->subm.n + 1, sizeof(*g->cancels));
@@ -553,10 +607,13 @@ static int collect_records(struct gather *g, struct sb_error *err)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (c = 0; c < st->n; c++)
 		g->first_attempt[c + 1] = g->first_attempt[c] + st->children[c].nattempts;
-	g->outcomes = calloc(g->first_attempt[st->n] + 1, sizeof(*g->outcomes));
-	if (g->outcomes == NULL)
+	if ((g->outcome_ns = calloc(g->first_attempt[st->n] + 1, sizeof(*g->outcome_ns))) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	gather_records(st, &g->subm, g->first_attempt, g->outcomes, g->cancels, &g->ncancels);
+	rc = sb_subm_read_outcomes(g->b, &g->key, &each, &outcomes_read, err);
+	sb_subm_release(&outcomes_read);
+	if (rc < 0)
+		return -1;
+	gather_cancels(&g->subm, g->cancels, &g->ncancels);
 	g->cancel_v = calloc(g->ncancels + 1, sizeof(*g->cancel_v));
 	if (g->cancel_v == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
@@ -564,23 +621,16 @@ static int collect_records(struct gather *g, struct sb_error *err)
 		g->cancel_v[i].attempt = g->cancels[i]->attempt;
 		g->cancel_v[i].chunk = g->cancels[i]->chunk;
 	}
-	for (c = 0; c < st->n; c++) {
-		for (i = 0; i < st->children[c].nattempts; i++) {
-			const struct sb_subm_entry *out = g->outcomes[g->first_attempt[c] + i];
-			if (out) {
-				apply_outcome(&st->children[c].attempts[i], out);
-				st->children[c].attempts[i].sched.outcome_recorded = true;
-			}
-		}
-	}
-	free(g->outcomes);
+	free(g->outcome_ns);
 	free(g->cancels);
-	g->outcomes = g->cancels = NULL;
+	free(g->first_attempt);
+	g->outcome_ns = NULL;
+	g->cancels = NULL;
+	g->first_attempt = NULL;
 	/* the entries go, the reuse and settings records stay */
 	free(g->subm.v);
-	free(g->subm.outcomes);
-	g->subm.v = g->subm.outcomes = NULL;
-	g->subm.n = g->subm.cap = g->subm.noutcomes = 0;
+	g->subm.v = NULL;
+	g->subm.n = g->subm.cap = 0;
 	sb_arena_release(&g->subm.strings);
 	malloc_trim(0);
 	return 0;
@@ -588,7 +638,7 @@ static int collect_records(struct gather *g, struct sb_error *err)
 
 /* Stage 5, classification: a verdict for every attempt, a class for every
  * child (its latest attempt's), and the counts. */
-static void classify_children(struct gather *g)
+static int classify_children(struct gather *g, struct sb_error *err)
 {
 	struct sb_status *st = g->st;
 	struct sb_classify_params p = {
@@ -600,7 +650,8 @@ static void classify_children(struct gather *g)
 	for (c = 0; c < st->n; c++) {
 		struct sb_child_status *ch = &st->children[c];
 		for (i = 0; i < ch->nattempts; i++)
-			classify_attempt(st, &ch->attempts[i], g->cancel_v, g->ncancels, &p);
+			if (classify_attempt(st, &ch->attempts[i], g->cancel_v, g->ncancels, &p) < 0)
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		ch->latest = ch->nattempts ? &ch->attempts[ch->nattempts - 1] : NULL;
 		if (ch->latest) {
 			ch->cls = ch->latest->verdict.cls;
@@ -615,6 +666,7 @@ static void classify_children(struct gather *g)
 		}
 		st->counts[ch->cls]++;
 	}
+	return 0;
 }
 
 static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_error *err);
@@ -658,8 +710,8 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 			continue;
 		if (sb_reuse_verify(r, g->b->name, idx, g->o->rehash, &cls, &reason, err) < 0)
 			return -1;
-		if ((a = calloc(1, sizeof(*a))) == NULL || (ch->reused_dir = strdup(r->source_dir)) == NULL) {
-			free(a);
+		if ((a = sb_arena_alloc(&st->strings, sizeof(*a))) == NULL ||
+		    (ch->reused_dir = strdup(r->source_dir)) == NULL) {
 			free(reason);
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
@@ -675,7 +727,8 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		a->log.has_finish = true; /* the verified finish the record carries */
 		a->log.exit_code = r->exit_code;
 		a->verdict.cls = cls;
-		a->verdict.reason = reason ? reason : strdup("");
+		a->verdict.reason = sb_intern(&st->texts, reason ? reason : "");
+		free(reason);
 		if (a->verdict.reason == NULL)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (cls == SB_CLASS_SUCCEEDED && r->nmetrics) {
@@ -740,7 +793,7 @@ static int record_outcomes(struct gather *g, struct sb_error *err)
 static void gather_release(struct gather *g)
 {
 	sb_subm_release(&g->subm);
-	free(g->outcomes);
+	free(g->outcome_ns);
 	free(g->cancels);
 	free(g->cancel_v);
 	free(g->first_attempt);
@@ -779,8 +832,7 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		goto out;
 	if (sb_status_read_logs(st, &g.key, o, err) < 0)
 		goto out;
-	classify_children(&g);
-	if (apply_reuses(&g, err) < 0)
+	if (classify_children(&g, err) < 0 || apply_reuses(&g, err) < 0)
 		goto out;
 	if (record_outcomes(&g, err) < 0)
 		goto out;
@@ -830,10 +882,7 @@ void sb_status_release(struct sb_status *st)
 				free(a->metrics[m].name);
 			free(a->metrics);
 			log_evidence_release(&a->log);
-			sb_verdict_release(&a->verdict);
-			free(a->log_rel);
 		}
-		free(st->children[c].attempts);
 		free(st->children[c].reused_dir);
 	}
 	free(st->children);
@@ -844,6 +893,7 @@ void sb_status_release(struct sb_status *st)
 	sb_sched_rows_release(&st->acct);
 	sb_sched_rows_release(&st->queue);
 	sb_arena_release(&st->strings);
+	sb_intern_release(&st->texts);
 	for (i = 0; i < st->nwarnings; i++)
 		free(st->warnings[i]);
 	free(st->warnings);

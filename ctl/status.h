@@ -14,6 +14,7 @@
 #include "ctl/arena.h"
 #include "ctl/bench.h"
 #include "ctl/classify.h"
+#include "ctl/intern.h"
 
 #define SB_SACCT_IDS_PER_CALL 1000
 
@@ -30,6 +31,13 @@ struct sb_metric {
 /* "events/<shard>/<file>": two directory entry names fit, whatever they are */
 #define SB_LOG_REL_MAX (sizeof("events//") + 2 * NAME_MAX + 1)
 
+/* An attempt's class and why (sb_classify's verdict, its reason kept once
+ * in the status's texts: never NULL, "" for succeeded). */
+struct sb_status_verdict {
+	enum sb_class cls;
+	const char *reason;
+};
+
 /* One attempt of one child, with its evidence and verdict. */
 struct sb_attempt_status {
 	int64_t attempt;
@@ -39,19 +47,20 @@ struct sb_attempt_status {
 	const char *job_id;       /* Slurm's JobID text "123_4", NULL when none */
 	const char *duplicate;    /* the chunk was submitted more than once: the
 	                             array job ids, "1234 and 1240" (in st->dups) */
-	char *log_rel;            /* the log read, relative to the benchmark dir, NULL none */
+	const char *log_rel;      /* the log read, relative to the benchmark dir, NULL none */
 	int64_t log_restart;      /* the restart count in its name */
 	int64_t sched_restart;    /* runs of the job before the latest (sacct -D rows) */
 	struct sb_log_evidence log;
 	struct sb_sched_evidence sched;
-	struct sb_verdict verdict;
+	struct sb_status_verdict verdict;
 	struct sb_metric *metrics; /* from the verified finish record */
 	size_t nmetrics;
 };
 
 struct sb_child_status {
 	size_t index;
-	struct sb_attempt_status *attempts; /* by attempt number, ascending */
+	struct sb_attempt_status *attempts; /* by attempt number, ascending (in
+	                                       the status's arena) */
 	size_t nattempts;
 	struct sb_attempt_status *latest;   /* NULL: never in any attempt */
 	enum sb_class cls;
@@ -126,7 +135,11 @@ struct sb_status {
 	char **warnings;          /* what could not be settled, one line each
 	                             (sb_status_warning) */
 	size_t nwarnings;
-	struct sb_arena strings;  /* the attempts' job ids */
+	/* a million children share a few dozen reasons, and each attempt's
+	 * texts are short: no allocation of its own per attempt */
+	struct sb_arena strings;  /* the attempts themselves, their job ids and
+	                             log names */
+	struct sb_intern texts;   /* the verdicts' reasons, each kept once */
 };
 
 /* Computes the status of the benchmark b, planned (sb_bench_plan), into st

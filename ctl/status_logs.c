@@ -68,12 +68,14 @@ static void progress(const struct sb_status_cfg *o, const char *what, size_t don
 	sb_ctx_progress(o->ctx, what, done, total);
 }
 
+/* One per attempt of every child while the logs are read: kept small. */
 struct log_choice {
 	int64_t restart;
+	const char *rel;      /* NULL: none found (in the status's arena) */
+	uint16_t job_off, job_len; /* the job id in rel (SB_LOG_REL_MAX fits) */
 	bool own;             /* written by the job the scheduler names (raw id) */
-	char *rel;            /* NULL: none found */
-	size_t job_off, job_len; /* the job id in rel */
 };
+_Static_assert(SB_LOG_REL_MAX <= UINT16_MAX, "a log name's offsets fit a log_choice");
 
 /* Whether candidate (restart, own, job, rel) is a better log for the run
  * than the one chosen so far: the latest restart; then one written by the
@@ -141,16 +143,18 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 			own = a->sched.row.raw_id != 0 && strtoull(job, NULL, 10) == a->sched.row.raw_id;
 			if (!better_log(lc, restart, own, job, job_len, rel))
 				continue;
-			free(lc->rel);
-			if ((lc->rel = strdup(rel)) == NULL) {
+			/* a better one found later leaves this copy in the arena:
+			 * a run has few logs */
+			if ((lc->rel = sb_arena_strndup(&st->strings, rel, strlen(rel))) == NULL) {
 				closedir(sp);
 				closedir(dp);
 				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			}
 			lc->restart = restart;
 			lc->own = own;
-			lc->job_off = strlen("events/") + strlen(d->d_name) + 1 + (size_t)(job - e->d_name);
-			lc->job_len = job_len;
+			lc->job_off = (uint16_t)(strlen("events/") + strlen(d->d_name) + 1 +
+						 (size_t)(job - e->d_name));
+			lc->job_len = (uint16_t)job_len;
 		}
 		closedir(sp);
 	}
@@ -358,8 +362,7 @@ static void *read_range(void *arg)
 			if (lc->rel == NULL)
 				continue;
 			a->log_restart = lc->restart;
-			a->log_rel = lc->rel; /* a owns it from here on */
-			lc->rel = NULL;
+			a->log_rel = lc->rel;
 			w->rc = read_log(w->st, v, &buf, w->dirfd, w->idx, (int64_t)c, a, a->log_rel,
 					 w->o->rehash, &w->err);
 			d = atomic_fetch_add(w->done, 1) + 1;
@@ -456,8 +459,6 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 out:
 	if (dirfd >= 0)
 		close(dirfd);
-	for (i = 0; i < nall; i++)
-		free(all[i].rel);
 	free(all);
 	free(choices);
 	return rc;

@@ -1,5 +1,7 @@
 /* The scheduler stage of sbctl status (ctl/status_internal.h): squeue and
  * sacct about every submitted attempt, and each attempt's row. */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,10 +300,193 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 	return rc;
 }
 
-/* Gives each submitted attempt its row: sacct's (its latest run), else
- * squeue's; squeue's pending reason where sacct has none. */
-/* Once the attempts have their rows, the rows go (their interned texts,
- * which the attempts' copies point into, stay). */
+/* Where sacct's rows go as they are parsed (no row is kept: a million
+ * tasks' rows would be held beside the attempts): each submitted attempt
+ * has a slot, the slots of an array in task order, the arrays sorted by
+ * job id.  An attempt's row is the last one printed of its own (sacct -D
+ * prints a job's requeued runs first, one row each; the number before it
+ * is the restart count of the run it describes), else one expanded from a
+ * collapsed pending range ("123_[2-7%8]", raw id 0): real accounting keeps
+ * a stale range for seconds after tasks of it have started. */
+struct array_slots {
+	uint64_t job;
+	size_t base, ntasks;
+};
+
+enum { SLOT_NONE, SLOT_RANGE, SLOT_OWN };
+
+struct task_slots {
+	struct array_slots *arrays; /* by job */
+	size_t narrays;
+	struct sb_attempt_status **v; /* arrays[k].base + task */
+	uint8_t *got;                 /* SLOT_* */
+	size_t n;
+	/* attempts whose JobID another attempt has too (records that name one
+	 * job for two chunks): they get that attempt's row at the end */
+	struct shared_slot { size_t slot; struct sb_attempt_status *a; } *shared;
+	size_t nshared;
+};
+
+static int cmp_array(const void *x, const void *y)
+{
+	const struct array_slots *a = x, *b = y;
+
+	return (a->job > b->job) - (a->job < b->job);
+}
+
+static const struct array_slots *array_of(const struct task_slots *ts, uint64_t job)
+{
+	size_t lo = 0, hi = ts->narrays;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ts->arrays[mid].job < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ts->narrays && ts->arrays[lo].job == job ? &ts->arrays[lo] : NULL;
+}
+
+/* The JobID of a submitted attempt parsed into key ("123_4": a task of
+ * an array); false when it has none of digits, which no row has. */
+static bool task_key(const struct sb_attempt_status *a, struct sb_sched_row *key)
+{
+	return a->job_id != NULL && sb_sched_job_id_parse(a->job_id, key) == 0 && key->array_task >= 0;
+}
+
+static int slots_build(struct task_slots *ts, struct sb_status *st)
+{
+	size_t k, cap = 0;
+
+	memset(ts, 0, sizeof(*ts));
+	for (size_t c = 0; c < st->n; c++)
+		for (size_t i = 0; i < st->children[c].nattempts; i++)
+			st->children[c].attempts[i].sched_restart = -1;
+	/* the arrays and their sizes: the attempts of a chunk come together */
+	for (size_t c = 0; c < st->n; c++) {
+		for (size_t i = 0; i < st->children[c].nattempts; i++) {
+			struct array_slots *x = ts->narrays ? &ts->arrays[ts->narrays - 1] : NULL;
+			struct sb_sched_row key;
+			if (!task_key(&st->children[c].attempts[i], &key))
+				continue;
+			if (x == NULL || x->job != key.array_job) {
+				if (ts->narrays == cap) {
+					struct array_slots *v = realloc(ts->arrays, (cap = cap ? 2 * cap : 64) *
+									      sizeof(*v));
+					if (v == NULL)
+						return -1;
+					ts->arrays = v;
+				}
+				x = &ts->arrays[ts->narrays++];
+				x->job = key.array_job;
+				x->ntasks = 0;
+			}
+			if ((size_t)key.array_task >= x->ntasks)
+				x->ntasks = (size_t)key.array_task + 1;
+		}
+	}
+	if (ts->narrays > 1)
+		qsort(ts->arrays, ts->narrays, sizeof(*ts->arrays), cmp_array);
+	/* one array named by two runs of attempts: one entry, the larger size */
+	for (size_t i = 0, out = 0; i < ts->narrays; i++) {
+		if (out > 0 && ts->arrays[out - 1].job == ts->arrays[i].job) {
+			if (ts->arrays[i].ntasks > ts->arrays[out - 1].ntasks)
+				ts->arrays[out - 1].ntasks = ts->arrays[i].ntasks;
+		} else {
+			ts->arrays[out++] = ts->arrays[i];
+		}
+		if (i + 1 == ts->narrays)
+			ts->narrays = out;
+	}
+	for (k = 0; k < ts->narrays; k++) {
+		ts->arrays[k].base = ts->n;
+		ts->n += ts->arrays[k].ntasks;
+	}
+	ts->v = calloc(ts->n + 1, sizeof(*ts->v));
+	ts->got = calloc(ts->n + 1, 1);
+	if (ts->v == NULL || ts->got == NULL)
+		return -1;
+	cap = 0;
+	for (size_t c = 0; c < st->n; c++) {
+		for (size_t i = 0; i < st->children[c].nattempts; i++) {
+			struct sb_attempt_status *a = &st->children[c].attempts[i];
+			struct sb_sched_row key;
+			size_t slot;
+			if (!task_key(a, &key))
+				continue;
+			slot = array_of(ts, key.array_job)->base + (size_t)key.array_task;
+			if (ts->v[slot] == NULL) {
+				ts->v[slot] = a;
+				continue;
+			}
+			if (ts->nshared == cap) {
+				struct shared_slot *v = realloc(ts->shared, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+				if (v == NULL)
+					return -1;
+				ts->shared = v;
+			}
+			ts->shared[ts->nshared++] = (struct shared_slot){ slot, a };
+		}
+	}
+	return 0;
+}
+
+static void slots_release(struct task_slots *ts)
+{
+	free(ts->arrays);
+	free(ts->v);
+	free(ts->got);
+	free(ts->shared);
+	memset(ts, 0, sizeof(*ts));
+}
+
+/* sacct's rows, one at a time (sb_sched_rows.sink). */
+static int take_acct_row(void *arg, const struct sb_sched_row *r, struct sb_error *err)
+{
+	struct task_slots *ts = arg;
+	const struct array_slots *x = array_of(ts, r->array_job);
+	struct sb_attempt_status *a;
+	size_t slot;
+
+	(void)err;
+	if (x == NULL || r->array_task < 0 || (uint64_t)r->array_task >= x->ntasks)
+		return 0;
+	slot = x->base + (size_t)r->array_task;
+	if ((a = ts->v[slot]) == NULL)
+		return 0;
+	if (r->raw_id != 0) {
+		a->sched_restart = ts->got[slot] == SLOT_OWN ? a->sched_restart + 1 : 0;
+		ts->got[slot] = SLOT_OWN;
+	} else if (ts->got[slot] != SLOT_OWN) {
+		a->sched_restart = 0;
+		ts->got[slot] = SLOT_RANGE;
+	} else {
+		return 0;
+	}
+	a->sched.row = *r;
+	a->sched.has_row = true;
+	a->sched.from_outcome = false; /* the scheduler's, not the outcome's */
+	return 0;
+}
+
+/* The attempts that share a JobID get the row of the one that took it. */
+static void share_rows(const struct task_slots *ts)
+{
+	for (size_t i = 0; i < ts->nshared; i++) {
+		const struct sb_attempt_status *from = ts->v[ts->shared[i].slot];
+		struct sb_attempt_status *a = ts->shared[i].a;
+		if (ts->got[ts->shared[i].slot] == SLOT_NONE)
+			continue;
+		a->sched.row = from->sched.row;
+		a->sched_restart = from->sched_restart;
+		a->sched.has_row = true;
+		a->sched.from_outcome = false;
+	}
+}
+
+/* Once the attempts have their rows, squeue's rows go (their interned
+ * texts, which the attempts' copies point into, stay). */
 static void drop_rows(struct sb_sched_rows *rows)
 {
 	free(rows->v);
@@ -309,32 +494,28 @@ static void drop_rows(struct sb_sched_rows *rows)
 	rows->n = rows->cap = 0;
 }
 
-static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
-			const struct row_index *queue_ix)
+/* squeue's row for each attempt sacct gave none (sacct's is the later
+ * answer), and squeue's pending reason where sacct has none. */
+static void attach_queue_rows(struct sb_status *st, const struct row_index *queue_ix)
 {
 	size_t c, i;
 
 	for (c = 0; c < st->n; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
 			struct sb_attempt_status *a = &st->children[c].attempts[i];
-			const struct sb_sched_row *row, *q;
+			const struct sb_sched_row *q;
 			int64_t earlier;
 
-			a->sched_restart = -1;
-			if (a->job_id == NULL)
+			if (a->job_id == NULL || (q = find_row(queue_ix, a->job_id, &earlier)) == NULL)
 				continue;
-			row = find_row(acct_ix, a->job_id, &a->sched_restart);
-			if (row == NULL || row->state == SB_STATE_UNKNOWN)
-				row = find_row(queue_ix, a->job_id, &earlier);
-			if (row == NULL)
-				continue;
-			a->sched.row = *row;
-			a->sched.has_row = true;
-			a->sched.from_outcome = false; /* the scheduler's, not the outcome's */
-			/* sacct has no pending reason: squeue's, when it says the same */
-			if ((row->reason == NULL || !row->reason[0]) && row->state == SB_STATE_PENDING &&
-			    (q = find_row(queue_ix, a->job_id, &earlier)) != NULL && q->state == row->state)
+			if (!a->sched.has_row || a->sched.from_outcome) {
+				a->sched.row = *q;
+				a->sched.has_row = true;
+				a->sched.from_outcome = false;
+			} else if ((a->sched.row.reason == NULL || !a->sched.row.reason[0]) &&
+				   a->sched.row.state == SB_STATE_PENDING && q->state == SB_STATE_PENDING) {
 				a->sched.row.reason = q->reason;
+			}
 		}
 	}
 }
@@ -342,29 +523,39 @@ static void attach_rows(struct sb_status *st, const struct row_index *acct_ix,
 int sb_status_ask_scheduler(struct sb_status *st, const struct sb_status_cfg *o,
 			    struct sb_error *err)
 {
-	struct row_index acct_ix = { 0 }, queue_ix = { 0 };
+	struct row_index queue_ix = { 0 };
+	struct task_slots ts;
 	int rc = -1;
 
 	st->asked_ns = sb_status_now_ns();
 	if (o->offline)
 		return 0;
+	if (slots_build(&ts, st) < 0) {
+		slots_release(&ts);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
+	st->acct.sink = take_acct_row;
+	st->acct.sink_arg = &ts;
 	if (query_scheduler(st, o->sched ? o->sched : &real_sched, o->sched_timeout_ms > 0 ? o->sched_timeout_ms : SCHED_TIMEOUT_MS,
 			    err) < 0) {
 		st->sched_failed = true;
 		if (err && err->code != SB_ERR_NOMEM)
 			err->code = SB_ERR_SCHEDULER;
-		return -1;
+		goto out;
 	}
 	st->consulted = true;
-	if (row_index_build(&acct_ix, &st->acct) < 0 || row_index_build(&queue_ix, &st->queue) < 0) {
+	share_rows(&ts);
+	if (row_index_build(&queue_ix, &st->queue) < 0) {
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	} else {
-		attach_rows(st, &acct_ix, &queue_ix);
-		drop_rows(&st->acct);
+		attach_queue_rows(st, &queue_ix);
 		drop_rows(&st->queue);
 		rc = 0;
 	}
-	free(acct_ix.v);
+out:
+	st->acct.sink = NULL;
+	st->acct.sink_arg = NULL;
+	slots_release(&ts);
 	free(queue_ix.v);
 	return rc;
 }

@@ -228,7 +228,22 @@ static int decode(const struct sb_log_record *rec, struct sb_subm_entry *e, stru
  * outcome at the record's time; 0 when rec is none.  A row shorter than
  * the fields leaves the rest unknown; anything else malformed is ignored,
  * as an unknown field of a record is. */
-static int decode_outcomes(const struct sb_log_record *rec, struct sb_subm *s, struct sb_error *err)
+/* What reading takes of the records (sb_subm_read_outcomes). */
+struct reading {
+	struct sb_subm *out;
+	const struct sb_subm_outcomes *outcomes; /* NULL: skip them */
+};
+
+/* One outcome entry to the reader's function (none: skipped). */
+static int give_outcome(const struct reading *rd, const struct sb_subm_entry *e, struct sb_error *err)
+{
+	if (rd->outcomes == NULL || rd->outcomes->each == NULL)
+		return 0;
+	return rd->outcomes->each(rd->outcomes->arg, e, err);
+}
+
+static int decode_outcomes(const struct sb_log_record *rec, const struct reading *rd,
+			   struct sb_error *err)
 {
 	const msgpack_object *p = &rec->payload, *fields = NULL, *rows = NULL;
 	struct sb_subm_entry e;
@@ -237,6 +252,8 @@ static int decode_outcomes(const struct sb_log_record *rec, struct sb_subm *s, s
 
 	if (strcmp(rec->type, "outcomes") != 0)
 		return 0;
+	if (rd->outcomes == NULL)
+		return 1;
 	if (p->type == MSGPACK_OBJECT_MAP) {
 		fields = sb_mp_get(p, "fields");
 		rows = sb_mp_get(p, "outcomes");
@@ -253,7 +270,7 @@ static int decode_outcomes(const struct sb_log_record *rec, struct sb_subm *s, s
 		e.time_ns = rec->time_ns;
 		for (j = 0; j < row->via.array.size && j < fields->via.array.size; j++)
 			set_field(&e, &b, &fields->via.array.ptr[j], &row->via.array.ptr[j]);
-		if (push(s, &e, err) < 0)
+		if (give_outcome(rd, &e, err) < 0)
 			return -1;
 	}
 	return 1;
@@ -308,23 +325,30 @@ static int by_name(const void *a, const void *b)
  * are dropped with all of out by the caller). */
 static int take_record(const struct sb_log_record *rec, void *arg, struct sb_error *err)
 {
-	struct sb_subm *out = arg;
+	const struct reading *rd = arg;
 	struct sb_subm_entry e;
 	struct entry_strs b;
+	int got;
 
 	if (!rec->verified)
 		return 0;
-	if (decode_settings(rec, out, err) < 0 || decode_reuse(rec, out, err) < 0 ||
-	    decode_outcomes(rec, out, err) < 0 || (decode(rec, &e, &b) && push(out, &e, err) < 0))
+	if ((got = decode_outcomes(rec, rd, err)) != 0)
+		return got < 0 ? -1 : 0;
+	if (rd->outcomes && rd->outcomes->only)
+		return decode(rec, &e, &b) && e.type == SB_SUBM_OUTCOME ? give_outcome(rd, &e, err) : 0;
+	if (decode_settings(rec, rd->out, err) < 0 || decode_reuse(rec, rd->out, err) < 0)
 		return -1;
-	return 0;
+	if (!decode(rec, &e, &b))
+		return 0;
+	return e.type == SB_SUBM_OUTCOME ? give_outcome(rd, &e, err) : push(rd->out, &e, err);
 }
 
 /* Streams the log: a log of a million outcomes is never held decoded. */
 static int read_one(const char *path, struct sb_log_verifier *v, const struct sb_log_expect *ex,
-		    struct sb_subm *out, struct sb_error *err)
+		    const struct reading *rd, struct sb_error *err)
 {
-	struct sb_log_result *r = sb_log_read_file_each(v, path, ex, take_record, out, err);
+	struct sb_log_result *r = sb_log_read_file_each(v, path, ex, take_record, (void *)rd, err);
+	struct sb_subm *out = rd->out;
 	enum sb_log_tail tail;
 
 	if (r == NULL)
@@ -341,30 +365,17 @@ static int read_one(const char *path, struct sb_log_verifier *v, const struct sb
 	return 0;
 }
 
-/* Moves the outcome entries of s->v, in their order, to s->outcomes. */
-static int split_outcomes(struct sb_subm *s, struct sb_error *err)
-{
-	size_t i, k = 0, n = 0;
-
-	for (i = 0; i < s->n; i++)
-		n += s->v[i].type == SB_SUBM_OUTCOME;
-	if (n == 0)
-		return 0;
-	if ((s->outcomes = malloc(n * sizeof(*s->outcomes))) == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	for (i = 0; i < s->n; i++) {
-		if (s->v[i].type == SB_SUBM_OUTCOME)
-			s->outcomes[s->noutcomes++] = s->v[i];
-		else
-			s->v[k++] = s->v[i];
-	}
-	s->n = k;
-	return 0;
-}
-
 int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
 		 struct sb_error *err)
 {
+	return sb_subm_read_outcomes(b, key, NULL, out, err);
+}
+
+int sb_subm_read_outcomes(const struct sb_bench *b, const struct sb_key *key,
+			  const struct sb_subm_outcomes *outcomes, struct sb_subm *out,
+			  struct sb_error *err)
+{
+	struct reading rd = { .out = out, .outcomes = outcomes };
 	struct sb_run_ident id = { .bench = b->digest, .child = -1, .attempt = -1, .restart = -1 };
 	struct sb_log_expect ex = { .id = &id };
 	struct sb_log_verifier *v;
@@ -407,7 +418,7 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 			rc = -1;
 		for (i = 0; rc == 0 && i < n; i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-			rc = read_one(path, v, &ex, out, err);
+			rc = read_one(path, v, &ex, &rd, err);
 		}
 		sb_log_verifier_destroy(v);
 	}
@@ -420,10 +431,6 @@ int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_s
 	}
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_time);
-	if (split_outcomes(out, err) < 0) {
-		sb_subm_release(out);
-		return -1;
-	}
 	if (out->n > 0 && out->n < out->cap) {
 		struct sb_subm_entry *fit = realloc(out->v, out->n * sizeof(*fit));
 		if (fit != NULL) {
@@ -443,7 +450,6 @@ void sb_subm_release(struct sb_subm *s)
 	if (s == NULL)
 		return;
 	free(s->v);
-	free(s->outcomes);
 	for (size_t i = 0; i < s->nsettings; i++)
 		sb_settings_release(&s->settings[i].set);
 	free(s->settings);

@@ -60,10 +60,6 @@ struct sb_subm_settings {
 struct sb_subm {
 	struct sb_subm_entry *v; /* every entry but the outcomes */
 	size_t n, cap;
-	/* the outcome entries, apart: a million children have a million of
-	 * them, and every look-up of a chunk's records would scan them */
-	struct sb_subm_entry *outcomes;
-	size_t noutcomes;
 	size_t files;            /* logs read */
 	struct sb_subm_settings *settings;  /* by time */
 	size_t nsettings;
@@ -76,14 +72,32 @@ struct sb_subm {
  * verify (other than a torn tail: an sbctl that died while writing) is an
  * error: sbctl will not act on records it cannot trust.
  *
- * The records come in one deterministic order (in v, and the outcomes in
- * outcomes), by time, then by every
+ * The records come in one deterministic order in v, by time, then by every
  * field of the record: it depends on the records only, never on the order
  * of the files in the directory or on their names (a log copied under
  * another name adds records equal to its own, which changes nothing that
- * sb_subm_find or sb_subm_duplicates return). */
+ * sb_subm_find or sb_subm_duplicates return).  The outcome entries are
+ * not among them (sb_subm_read_outcomes reads those). */
 int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
 		 struct sb_error *err);
+
+/* What sb_subm_read_outcomes does with the outcome entries: a benchmark of
+ * a million children has a million of them, never held as entries. */
+struct sb_subm_outcomes {
+	/* each one as it is read (its strings valid during the call only), in
+	 * the order of the files and their records, not the total order above:
+	 * what a caller takes of them must not depend on it.  A return < 0
+	 * (with err) stops the reading, which fails. */
+	int (*each)(void *arg, const struct sb_subm_entry *e, struct sb_error *err);
+	void *arg;
+	bool only;     /* only the outcomes: out gets no entry, settings or reuse */
+};
+
+/* sb_subm_read, with each outcome entry given to outcomes->each (NULL:
+ * skipped, as sb_subm_read does). */
+int sb_subm_read_outcomes(const struct sb_bench *b, const struct sb_key *key,
+			  const struct sb_subm_outcomes *outcomes, struct sb_subm *out,
+			  struct sb_error *err);
 
 void sb_subm_release(struct sb_subm *s);
 
