@@ -12,26 +12,9 @@
 #include "sbench/log.h"
 #include "sbench/status.h" /* enum sb_class, sb_class_name */
 
-/* What the run's verified log records show.  The strings are owned by
- * whoever fills the struct (ctl/status.c allocates them: none has a length
- * limit, a result path may be as long as a spec allows); NULL and "" both
- * mean none. */
-struct sb_log_evidence {
-	/* the flags first, packed: one of these per attempt of every child */
-	bool present : 1;     /* a log file exists for this run */
-	bool has_start : 1;
-	bool has_finish : 1;
-	bool has_usage : 1;   /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
-	bool job_is_num : 1;  /* the job id is job_num, not job_id */
-	enum sb_log_tail tail;   /* how the verified reading ended */
-	union {               /* SLURM_JOB_ID in the records: a number when it is
-	                         one (sb_log_evidence_set_job_id), else its text;
-	                         read it with sb_log_job_id */
-		char *job_id;
-		uint64_t job_num;
-	};
-	int exit_code;        /* finish: -1 when killed by a signal or no finish */
-	int signal;           /* finish: the signal, or 0 */
+/* What a log's finish says went wrong, when anything did: rare, so one
+ * pointer per attempt (NULL: none of them).  NULL and "" both mean none. */
+struct sb_log_notes {
 	char *error;          /* finish: exec failure text */
 	char *not_ok;         /* a declared result or the metrics file missing or
 	                         unreadable at finish (none when all were there) */
@@ -39,6 +22,28 @@ struct sb_log_evidence {
 	                         exit-0 finish (none when none did) */
 	char *early_stop;     /* finish: an early-stop rule stopped the run, what
 	                         held (ctl/earlystop.h), or none */
+};
+
+/* What the run's verified log records show.  The strings are owned by
+ * whoever fills the struct (ctl/status.c allocates them: none has a length
+ * limit, a result path may be as long as a spec allows).  One of these per
+ * attempt of every child: packed. */
+struct sb_log_evidence {
+	bool present : 1;     /* a log file exists for this run */
+	bool has_start : 1;
+	bool has_finish : 1;
+	bool has_usage : 1;   /* finish: wall_s, max_rss_kb, cpu_s (user + sys) */
+	bool job_is_num : 1;  /* the job id is job_num, not job_id */
+	enum sb_log_tail tail : 8; /* how the verified reading ended */
+	int16_t signal;       /* finish: the signal, or 0 */
+	int exit_code;        /* finish: -1 when killed by a signal or no finish */
+	union {               /* SLURM_JOB_ID in the records: a number when it is
+	                         one (sb_log_evidence_set_job_id), else its text;
+	                         read it with sb_log_job_id */
+		char *job_id;
+		uint64_t job_num;
+	};
+	struct sb_log_notes *notes; /* NULL: nothing went wrong that they say */
 	int64_t finish_ns;    /* time of the finish record, or 0 */
 	int64_t start_ns;     /* time of the start record, or 0 */
 	double wall_s, cpu_s; /* with has_usage */
@@ -46,19 +51,20 @@ struct sb_log_evidence {
 	int64_t last_life_ns; /* newest of the last record's time and the file's mtime */
 };
 
+/* The note field of l (a field of struct sb_log_notes), NULL when none. */
+#define SB_LOG_NOTE(l, field) ((l)->notes ? (l)->notes->field : NULL)
+
 /* What the scheduler (or the reconciled outcome sbctl recorded) says. */
 struct sb_sched_evidence {
 	/* the flags first, packed */
-	bool consulted;       /* false with --offline or when sacct failed */
-	bool submitted;       /* a job id was recorded for this run */
-	bool cancel_recorded; /* a signed `sbctl cancel` record covers this run */
-	bool has_row;         /* a row (or a reconciled outcome) exists */
-	bool from_outcome;    /* the row is the reconciled outcome recorded earlier */
-	bool outcome_recorded; /* a reconciled outcome is on record (whichever row) */
+	bool consulted : 1;       /* false with --offline or when sacct failed */
+	bool submitted : 1;       /* a job id was recorded for this run */
+	bool cancel_recorded : 1; /* a signed `sbctl cancel` record covers this run */
+	bool has_row : 1;         /* a row (or a reconciled outcome) exists */
+	bool from_outcome : 1;    /* the row is the reconciled outcome recorded earlier */
+	bool outcome_recorded : 1; /* a reconciled outcome is on record (whichever row) */
 	/* not submitted yet: */
-	bool submitting;      /* a submit of this benchmark is running now */
-	const char *submitted_job_id; /* the raw job id sbatch gave the run's task,
-	                             NULL or "" unknown */
+	bool submitting : 1;      /* a submit of this benchmark is running now */
 	int64_t submit_ns;    /* when the submission was recorded, or 0 */
 	struct sb_sched_row row;
 	int64_t intent_ns;    /* an intent to submit the run's chunk with no outcome

@@ -344,6 +344,7 @@ static int make_record(const struct sb_status *st, size_t c, size_t to, struct s
 {
 	const struct sb_attempt_status *a = st->children[c].latest;
 	struct sb_log_result *log = NULL;
+	char rel[SB_LOG_REL_MAX];
 	enum sb_log_tail tail;
 	size_t i, k;
 	int rc = -1;
@@ -353,10 +354,11 @@ static int make_record(const struct sb_status *st, size_t c, size_t to, struct s
 	r->source_index = (int64_t)c;
 	r->source_attempt = a->attempt;
 	memcpy(r->source_digest, st->bench->digest, 65);
-	if ((r->source_dir = strdup(st->bench->dir)) == NULL || (r->source_log = strdup(a->log_rel)) == NULL ||
+	if ((r->source_dir = strdup(st->bench->dir)) == NULL ||
+	    (r->source_log = strdup(sb_status_log_rel(a, c, rel))) == NULL ||
 	    (a->job_id && (r->source_job = strdup(a->job_id)) == NULL))
 		goto out;
-	if (source_head(st->bench->dir, st->bench->digest, (int64_t)c, a->attempt, a->log_rel,
+	if (source_head(st->bench->dir, st->bench->digest, (int64_t)c, a->attempt, r->source_log,
 			r->source_head, &tail, &log, why) < 0)
 		goto out;
 	for (i = 0; i < sb_log_result_verified(log); i++) {
@@ -422,8 +424,8 @@ static int from_source(const struct sb_ctx *ctx, const char *dir, const struct s
 		struct sb_reuse r, *v;
 		char *reason = NULL;
 
-		if (ch->cls != SB_CLASS_SUCCEEDED || ch->latest == NULL || ch->latest->log_rel == NULL ||
-		    ch->reused_dir != NULL || sb_plan_child(src->plan, c, child, NULL) < 0)
+		if (ch->cls != SB_CLASS_SUCCEEDED || ch->latest == NULL || !ch->latest->log.present ||
+		    ch->reused != NULL || sb_plan_child(src->plan, c, child, NULL) < 0)
 			continue;
 		memcpy(key.digest, sb_child_digest_hex(child), 65);
 		hit = bsearch(&key, want, nwant, sizeof(*want), by_digest);

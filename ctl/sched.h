@@ -63,10 +63,10 @@ struct sb_sched_row {
 	int64_t array_task;  /* 4 for "123_4"; -1 when not an array task */
 	uint64_t raw_id;     /* JobIDRaw / %A; 0 when not known (collapsed pending rows) */
 	const char *name;    /* JobName */
-	enum sb_sched_state state;
 	long cancelled_by;   /* uid for "CANCELLED by UID", else -1 */
-	int exit_code;       /* ExitCode "N:S": N, or -1 when unknown */
-	int exit_signal;     /* S, or -1 when unknown */
+	enum sb_sched_state state;
+	int16_t exit_code;   /* ExitCode "N:S": N, or -1 when unknown */
+	int16_t exit_signal; /* S, or -1 when unknown */
 	int64_t submit, start, end; /* seconds since the epoch, -1 for Unknown/None */
 	const char *nodes;   /* NodeList (sacct) */
 	const char *reason;  /* pending reason (squeue) */

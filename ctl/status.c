@@ -32,10 +32,13 @@ static void log_evidence_release(struct sb_log_evidence *l)
 {
 	if (!l->job_is_num)
 		free(l->job_id);
-	free(l->error);
-	free(l->not_ok);
-	free(l->changed);
-	free(l->early_stop);
+	if (l->notes) {
+		free(l->notes->error);
+		free(l->notes->not_ok);
+		free(l->notes->changed);
+		free(l->notes->early_stop);
+		free(l->notes);
+	}
 	memset(l, 0, sizeof(*l));
 	l->exit_code = -1;
 }
@@ -306,6 +309,7 @@ static void forget_earlier_run(struct sb_attempt_status *a)
 	size_t m;
 
 	log_evidence_release(&a->log);
+	a->log_by_job = false;
 	a->log_rel = NULL;
 	for (m = 0; m < a->nmetrics; m++)
 		free(a->metrics[m].name);
@@ -536,7 +540,6 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (c = 0; c < st->n; c++) {
 		st->children[c].index = c;
-		st->children[c].reused_index = -1;
 	}
 	return 0;
 }
@@ -703,6 +706,7 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		struct sb_child_status *ch = &st->children[c];
 		const struct sb_reuse *r = sb_subm_reuse_of(&g->subm, (int64_t)c);
 		struct sb_attempt_status *a;
+		struct sb_child_reused *from;
 		enum sb_class cls;
 		char *reason;
 
@@ -711,14 +715,17 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		if (sb_reuse_verify(r, g->b->name, idx, g->o->rehash, &cls, &reason, err) < 0)
 			return -1;
 		if ((a = sb_arena_alloc(&st->strings, sizeof(*a))) == NULL ||
-		    (ch->reused_dir = strdup(r->source_dir)) == NULL) {
+		    (from = sb_arena_alloc(&st->strings, sizeof(*from))) == NULL ||
+		    (from->dir = sb_arena_strndup(&st->strings, r->source_dir,
+						  strlen(r->source_dir))) == NULL) {
 			free(reason);
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		}
+		from->index = r->source_index;
 		ch->attempts = a;
 		ch->nattempts = 1;
 		ch->latest = a;
-		ch->reused_index = r->source_index;
+		ch->reused = from;
 		a->attempt = r->source_attempt;
 		a->chunk = a->task = -1;
 		if (r->source_job && r->source_job[0] &&
@@ -883,7 +890,6 @@ void sb_status_release(struct sb_status *st)
 			free(a->metrics);
 			log_evidence_release(&a->log);
 		}
-		free(st->children[c].reused_dir);
 	}
 	free(st->children);
 	for (i = 0; i < st->ndups; i++)

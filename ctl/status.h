@@ -41,13 +41,19 @@ struct sb_status_verdict {
 /* One attempt of one child, with its evidence and verdict. */
 struct sb_attempt_status {
 	int64_t attempt;
-	int64_t chunk, task;
+	int64_t chunk;
+	int32_t task;             /* in the chunk's array */
+	bool log_by_job : 1;      /* the log read is named as sb_bdir_log names it,
+	                             its job log_job (read it with sb_status_log_rel) */
 	const char *array_job;    /* the array's job id, NULL when never submitted
 	                             (shared by the attempts of a chunk) */
 	const char *job_id;       /* Slurm's JobID text "123_4", NULL when none */
 	const char *duplicate;    /* the chunk was submitted more than once: the
 	                             array job ids, "1234 and 1240" (in st->dups) */
-	const char *log_rel;      /* the log read, relative to the benchmark dir, NULL none */
+	union {                   /* the log read, relative to the benchmark dir: */
+		uint64_t log_job; /* with log_by_job, the job its name has */
+		const char *log_rel; /* else its name (in the status's arena), NULL none */
+	};
 	int64_t log_restart;      /* the restart count in its name */
 	int64_t sched_restart;    /* runs of the job before the latest (sacct -D rows) */
 	struct sb_log_evidence log;
@@ -57,18 +63,25 @@ struct sb_attempt_status {
 	size_t nmetrics;
 };
 
+/* Where a reused child's run is: an earlier benchmark's directory and
+ * the child there (ctl/reuse.h). */
+struct sb_child_reused {
+	const char *dir;
+	int64_t index;
+};
+
+/* One of these for every child: packed. */
 struct sb_child_status {
 	size_t index;
 	struct sb_attempt_status *attempts; /* by attempt number, ascending (in
 	                                       the status's arena) */
-	size_t nattempts;
 	struct sb_attempt_status *latest;   /* NULL: never in any attempt */
-	enum sb_class cls;
 	const char *reason;
-	/* reused from an earlier benchmark (ctl/reuse.h): its directory and
-	 * the child there (latest is then the source's run), else NULL, -1 */
-	char *reused_dir;
-	int64_t reused_index;
+	/* reused from an earlier benchmark: latest is then the source's run
+	 * (in the status's arena), else NULL */
+	const struct sb_child_reused *reused;
+	uint32_t nattempts;
+	enum sb_class cls;
 };
 
 struct sb_proc_result;
@@ -183,6 +196,12 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 
 /* An object with the count of each of the 12 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
+
+/* The log read for attempt a of child, relative to the benchmark
+ * directory ("events/0/3.a0.j1004.r0.log"), in buf or the status's copy;
+ * NULL when none was. */
+const char *sb_status_log_rel(const struct sb_attempt_status *a, size_t child,
+			      char buf[SB_LOG_REL_MAX]);
 
 /* The text of a child's scheduler state for output ("COMPLETED",
  * "CANCELLED by 1001"), or NULL when there is none. */

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,23 +42,56 @@ static int dup_str(const msgpack_object *map, const char *key, char **out)
 	return *out ? 0 : -1;
 }
 
-/* Sets *field (when still unset) to a formatted text; -1 when out of memory. */
-static int note(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int note(char **field, const char *fmt, ...)
+/* The notes of l, made at the first one; NULL when out of memory. */
+static struct sb_log_notes *notes_of(struct sb_log_evidence *l)
 {
+	if (l->notes == NULL)
+		l->notes = calloc(1, sizeof(*l->notes));
+	return l->notes;
+}
+
+/* Sets a note of l, the field of struct sb_log_notes at offset field (when
+ * still unset), to a formatted text; -1 when out of memory. */
+static int note(struct sb_log_evidence *l, size_t field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int note(struct sb_log_evidence *l, size_t field, const char *fmt, ...)
+{
+	struct sb_log_notes *ns = notes_of(l);
 	va_list ap;
+	char **slot;
 	int n;
 
-	if (*field)
+	if (ns == NULL)
+		return -1;
+	slot = (char **)((char *)ns + field);
+	if (*slot)
 		return 0;
 	va_start(ap, fmt);
-	n = vasprintf(field, fmt, ap);
+	n = vasprintf(slot, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		*field = NULL;
+		*slot = NULL;
 	return n < 0 ? -1 : 0;
 }
+
+/* Gives text (malloc'd, may be NULL: none) to a note of l as note() does. */
+static int take_note(struct sb_log_evidence *l, size_t field, char *text)
+{
+	struct sb_log_notes *ns;
+
+	if (text == NULL)
+		return 0;
+	if ((ns = notes_of(l)) == NULL) {
+		free(text);
+		return -1;
+	}
+	free(*(char **)((char *)ns + field));
+	*(char **)((char *)ns + field) = text;
+	return 0;
+}
+
+#define NOTE(f) offsetof(struct sb_log_notes, f)
 
 /* Progress through the context's callback: only for long reads, and about
  * once per 1,000 steps. */
@@ -68,36 +102,99 @@ static void progress(const struct sb_status_cfg *o, const char *what, size_t don
 	sb_ctx_progress(o->ctx, what, done, total);
 }
 
-/* One per attempt of every child while the logs are read: kept small. */
-struct log_choice {
+const char *sb_status_log_rel(const struct sb_attempt_status *a, size_t child,
+			      char buf[SB_LOG_REL_MAX])
+{
+	char job[24];
+
+	if (!a->log_by_job)
+		return a->log_rel;
+	snprintf(job, sizeof(job), "%" PRIu64, a->log_job);
+	/* it was read under this name: it fits */
+	if (sb_bdir_log(buf, SB_LOG_REL_MAX, NULL, (int64_t)child, a->attempt, job, a->log_restart) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+static bool has_log(const struct sb_attempt_status *a)
+{
+	return a->log_by_job || a->log_rel != NULL;
+}
+
+/* A log name and what it says of the run. */
+struct log_cand {
+	const char *rel;
 	int64_t restart;
-	const char *rel;      /* NULL: none found (in the status's arena) */
-	uint16_t job_off, job_len; /* the job id in rel (SB_LOG_REL_MAX fits) */
+	const char *job;      /* in rel */
+	size_t job_len;
 	bool own;             /* written by the job the scheduler names (raw id) */
 };
-_Static_assert(SB_LOG_REL_MAX <= UINT16_MAX, "a log name's offsets fit a log_choice");
 
-/* Whether candidate (restart, own, job, rel) is a better log for the run
- * than the one chosen so far: the latest restart; then one written by the
- * job the scheduler ran the run as (a chunk submitted twice has the logs of
- * two jobs); then the lowest job id; then the name.  A total order: the
- * choice never depends on the order of the directory entries. */
-static bool better_log(const struct log_choice *lc, int64_t restart, bool own, const char *job,
-		       size_t job_len, const char *rel)
+/* Whether candidate x is a better log for the run than y: the latest
+ * restart; then one written by the job the scheduler ran the run as (a
+ * chunk submitted twice has the logs of two jobs); then the lowest job id;
+ * then the name.  A total order: the choice never depends on the order of
+ * the directory entries. */
+static bool better_log(const struct log_cand *x, const struct log_cand *y)
 {
 	int c;
 
-	if (lc->rel == NULL || restart != lc->restart)
-		return lc->rel == NULL || restart > lc->restart;
-	if (own != lc->own)
-		return own;
-	if (job_len != lc->job_len)
-		return job_len < lc->job_len;
-	c = memcmp(job, lc->rel + lc->job_off, job_len);
-	return c ? c < 0 : strcmp(rel, lc->rel) < 0;
+	if (x->restart != y->restart)
+		return x->restart > y->restart;
+	if (x->own != y->own)
+		return x->own;
+	if (x->job_len != y->job_len)
+		return x->job_len < y->job_len;
+	c = memcmp(x->job, y->job, x->job_len);
+	return c ? c < 0 : strcmp(x->rel, y->rel) < 0;
 }
 
-static int scan_logs(struct sb_status *st, struct log_choice **choices, struct sb_error *err)
+/* The candidate of a log name rel ("events/<shard>/<name>") of attempt a. */
+static int log_cand(const struct sb_attempt_status *a, const char *rel, struct log_cand *lc)
+{
+	const char *base = strrchr(rel, '/');
+	struct sb_log_name ln;
+
+	if (sb_log_name_parse(base ? base + 1 : rel, &ln) < 0)
+		return -1;
+	lc->rel = rel;
+	lc->restart = ln.restart;
+	lc->job = ln.job;
+	lc->job_len = ln.job_len;
+	lc->own = a->sched.row.raw_id != 0 && strtoull(ln.job, NULL, 10) == a->sched.row.raw_id;
+	return 0;
+}
+
+/* Takes the log rel for attempt a of child: by its job's number when its
+ * name is the one sb_bdir_log gives (nothing kept but the number: a
+ * million children's names would be 35 MB), else a copy. */
+static int take_log(struct sb_status *st, struct sb_attempt_status *a, size_t child,
+		    const struct log_cand *lc)
+{
+	char canon[SB_LOG_REL_MAX], digits[24];
+	uint64_t job = 0;
+	size_t k;
+
+	for (k = 0; k < lc->job_len && k < 20 && lc->job[k] >= '0' && lc->job[k] <= '9'; k++)
+		job = 10 * job + (uint64_t)(lc->job[k] - '0');
+	a->log_restart = lc->restart;
+	if (k == lc->job_len && k > 0 && k <= 19 && (lc->job[0] != '0' || k == 1)) {
+		snprintf(digits, sizeof(digits), "%" PRIu64, job);
+		if (sb_bdir_log(canon, sizeof(canon), NULL, (int64_t)child, a->attempt, digits,
+				lc->restart) >= 0 && !strcmp(canon, lc->rel)) {
+			a->log_by_job = true;
+			a->log_job = job;
+			return 0;
+		}
+	}
+	a->log_by_job = false;
+	a->log_rel = sb_arena_strndup(&st->strings, lc->rel, strlen(lc->rel));
+	return a->log_rel ? 0 : -1;
+}
+
+/* Every attempt's log: the best of the names in events/ (better_log),
+ * straight into the attempts. */
+static int scan_logs(struct sb_status *st, struct sb_error *err)
 {
 	char events[PATH_MAX], shard[PATH_MAX + NAME_MAX + 2];
 	struct dirent *d, *e;
@@ -117,44 +214,34 @@ static int scan_logs(struct sb_status *st, struct log_choice **choices, struct s
 			continue;
 		while ((e = readdir(sp)) != NULL) {
 			struct sb_attempt_status *a = NULL;
+			struct sb_child_status *ch;
 			struct sb_log_name ln;
-			struct log_choice *lc;
-			char rel[SB_LOG_REL_MAX];
-			int64_t child, attempt, restart;
-			const char *job;
-			size_t i, job_len;
-			bool own;
+			struct log_cand cand, cur;
+			char rel[SB_LOG_REL_MAX], buf[SB_LOG_REL_MAX];
+			size_t i;
 
 			if (sb_log_name_parse(e->d_name, &ln) < 0 || (uint64_t)ln.child >= st->n)
 				continue;
-			child = ln.child;
-			attempt = ln.attempt;
-			restart = ln.restart;
-			job = ln.job;
-			job_len = ln.job_len;
-			for (i = 0; i < st->children[child].nattempts; i++)
-				if (st->children[child].attempts[i].attempt == attempt)
-					a = &st->children[child].attempts[i];
+			ch = &st->children[ln.child];
+			for (i = 0; i < ch->nattempts; i++)
+				if (ch->attempts[i].attempt == ln.attempt)
+					a = &ch->attempts[i];
 			if (a == NULL)
 				continue; /* a log of no attempt sbctl made: not evidence */
-			lc = &choices[child][a - st->children[child].attempts];
 			/* both names are directory entries: no truncation (SB_LOG_REL_MAX) */
 			snprintf(rel, sizeof(rel), "events/%s/%s", d->d_name, e->d_name);
-			own = a->sched.row.raw_id != 0 && strtoull(job, NULL, 10) == a->sched.row.raw_id;
-			if (!better_log(lc, restart, own, job, job_len, rel))
+			if (log_cand(a, rel, &cand) < 0)
+				continue;
+			if (has_log(a) && log_cand(a, sb_status_log_rel(a, (size_t)ln.child, buf), &cur) == 0 &&
+			    !better_log(&cand, &cur))
 				continue;
 			/* a better one found later leaves this copy in the arena:
 			 * a run has few logs */
-			if ((lc->rel = sb_arena_strndup(&st->strings, rel, strlen(rel))) == NULL) {
+			if (take_log(st, a, (size_t)ln.child, &cand) < 0) {
 				closedir(sp);
 				closedir(dp);
 				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			}
-			lc->restart = restart;
-			lc->own = own;
-			lc->job_off = (uint16_t)(strlen("events/") + strlen(d->d_name) + 1 +
-						 (size_t)(job - e->d_name));
-			lc->job_len = (uint16_t)job_len;
 		}
 		closedir(sp);
 	}
@@ -226,11 +313,11 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		if (dup_str(r, "path", &path) < 0 || (path == NULL && (path = strdup("")) == NULL))
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
-			rc = note(&l->not_ok, "result '%s' was missing at finish", path);
+			rc = note(l, NOTE(not_ok), "result '%s' was missing at finish", path);
 		} else if (not_hashed && not_hashed->type == MSGPACK_OBJECT_BOOLEAN && not_hashed->via.boolean) {
-			rc = note(&l->not_ok, "result '%s' was not hashed (no time left before the kill)", path);
+			rc = note(l, NOTE(not_ok), "result '%s' was not hashed (no time left before the kill)", path);
 		} else if (sha_o == NULL || sha_o->type != MSGPACK_OBJECT_STR || sha_o->via.str.size != 64) {
-			rc = note(&l->not_ok, "result '%s' could not be read at finish", path);
+			rc = note(l, NOTE(not_ok), "result '%s' could not be read at finish", path);
 		} else if ((path[0] == '/' ? asprintf(&full, "%s", path)
 			    : asprintf(&full, "%s/%s", run, path)) < 0) {
 			full = NULL;
@@ -238,9 +325,9 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		} else if ((got = sb_result_hash(full, idx, rehash, now_hex, err)) < 0) {
 			rc = -1;
 		} else if (got == 1) {
-			rc = note(&l->changed, "result '%s' is gone since the verified finish", path);
+			rc = note(l, NOTE(changed), "result '%s' is gone since the verified finish", path);
 		} else if (memcmp(now_hex, sha_o->via.str.ptr, 64) != 0) {
-			rc = note(&l->changed, "result '%s' changed after the verified finish "
+			rc = note(l, NOTE(changed), "result '%s' changed after the verified finish "
 				  "(sha256 %.12s, not %.12s)", path, now_hex, sha_o->via.str.ptr);
 		}
 		if (rc < 0 && err && err->msg[0] == '\0')
@@ -303,16 +390,19 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 			sb_span_usage_from_finish(pl, &a->log);
 			a->log.exit_code = (int)sb_status_mp_int(pl, "exit_code", -1);
 			a->log.signal = (int)sb_status_mp_int(pl, "signal", 0);
-			if (dup_str(pl, "error", &a->log.error) < 0 ||
-			    sb_early_stop_reason(sb_mp_get(pl, "early_stop"), &a->log.early_stop) < 0)
+			char *error = NULL, *early = NULL;
+			if (dup_str(pl, "error", &error) < 0 || take_note(&a->log, NOTE(error), error) < 0 ||
+			    sb_early_stop_reason(sb_mp_get(pl, "early_stop"), &early) < 0 ||
+			    take_note(&a->log, NOTE(early_stop), early) < 0)
 				rc = -1;
 			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
 				rc = -1;
 			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
-			    note(&a->log.not_ok, "the metrics file could not be read: %.*s",
+			    note(&a->log, NOTE(not_ok), "the metrics file could not be read: %.*s",
 				 (int)mer->via.str.size, mer->via.str.ptr) < 0)
 				rc = -1;
-			if (rc == 0 && a->log.exit_code == 0 && !(a->log.error && a->log.error[0]))
+			if (rc == 0 && a->log.exit_code == 0 &&
+			    !(SB_LOG_NOTE(&a->log, error) && SB_LOG_NOTE(&a->log, error)[0]))
 				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash, &why);
 		}
 	}
@@ -335,7 +425,6 @@ struct log_worker {
 	const struct sb_key *key;
 	struct sb_index *idx;
 	const struct sb_status_cfg *o;
-	struct log_choice **choices;
 	int dirfd;                /* the benchmark directory */
 	size_t lo, hi;
 	size_t total;             /* logs of every worker */
@@ -350,21 +439,19 @@ static void *read_range(void *arg)
 	struct log_worker *w = arg;
 	struct sb_logbuf buf = { 0 };
 	struct sb_log_verifier *v = sb_log_verifier_create(w->key, &w->err);
+	char rel[SB_LOG_REL_MAX];
 	size_t c, i, shown = 0;
 
 	w->rc = v ? 0 : -1;
 	for (c = w->lo; w->rc == 0 && c < w->hi; c++) {
 		for (i = 0; w->rc == 0 && i < w->st->children[c].nattempts; i++) {
 			struct sb_attempt_status *a = &w->st->children[c].attempts[i];
-			struct log_choice *lc = &w->choices[c][i];
 			size_t d;
 
-			if (lc->rel == NULL)
+			if (!has_log(a))
 				continue;
-			a->log_restart = lc->restart;
-			a->log_rel = lc->rel;
-			w->rc = read_log(w->st, v, &buf, w->dirfd, w->idx, (int64_t)c, a, a->log_rel,
-					 w->o->rehash, &w->err);
+			w->rc = read_log(w->st, v, &buf, w->dirfd, w->idx, (int64_t)c, a,
+					 sb_status_log_rel(a, c, rel), w->o->rehash, &w->err);
 			d = atomic_fetch_add(w->done, 1) + 1;
 			/* about once per 1,000 logs of all workers, from the calling thread */
 			if (w->reports && w->total >= 1000 && d / 997 != shown / 997 && d != w->total) {
@@ -402,29 +489,16 @@ static size_t reader_threads(const struct sb_status_cfg *o, const struct sb_inde
 static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_index *idx,
 		     const struct sb_status_cfg *o, struct sb_error *err)
 {
-	/* one array for every attempt's choice, choices[c] the child's part:
-	 * no allocation per child */
-	struct log_choice **choices = calloc(st->n + 1, sizeof(*choices)), *all = NULL;
 	struct log_worker w[SB_PARALLEL_MAX];
 	atomic_size_t done = 0;
-	size_t c, i, k, n, total = 0, seen = 0, nall = 0;
+	size_t c, i, k, n, total = 0, seen = 0;
 	int dirfd = -1, rc = -1;
 
-	if (choices == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	for (c = 0; c < st->n; c++)
-		nall += st->children[c].nattempts;
-	if ((all = calloc(nall + 1, sizeof(*all))) == NULL) {
-		free(choices);
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	}
-	for (c = 0, nall = 0; c < st->n; nall += st->children[c++].nattempts)
-		choices[c] = all + nall;
-	if (scan_logs(st, choices, err) < 0)
-		goto out;
+	if (scan_logs(st, err) < 0)
+		return -1;
 	for (c = 0; c < st->n; c++)
 		for (i = 0; i < st->children[c].nattempts; i++)
-			total += choices[c][i].rel != NULL;
+			total += has_log(&st->children[c].attempts[i]);
 	if (total == 0) {
 		rc = 0;
 		goto out;
@@ -436,13 +510,12 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 	}
 	n = reader_threads(o, idx, total);
 	for (k = 0, c = 0; k < n; k++) {
-		w[k] = (struct log_worker){ .st = st, .key = key, .idx = idx, .o = o, .choices = choices,
-					    .dirfd = dirfd, .lo = c, .total = total, .done = &done,
+		w[k] = (struct log_worker){ .st = st, .key = key, .idx = idx, .o = o, .dirfd = dirfd, .lo = c, .total = total, .done = &done,
 					    .reports = k == 0 };
 		/* up to the child where the first (k + 1) * total / n logs end */
 		for (; c < st->n && (k == n - 1 || seen < (k + 1) * total / n); c++)
 			for (i = 0; i < st->children[c].nattempts; i++)
-				seen += choices[c][i].rel != NULL;
+				seen += has_log(&st->children[c].attempts[i]);
 		w[k].hi = c;
 	}
 	sb_parallel_run(read_range, w, sizeof(w[0]), n);
@@ -459,8 +532,6 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 out:
 	if (dirfd >= 0)
 		close(dirfd);
-	free(all);
-	free(choices);
 	return rc;
 }
 

@@ -89,7 +89,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 	for (c = 0; c < st->n; c++) {
 		const struct sb_child_status *ch = &st->children[c];
 		const struct sb_attempt_status *a = ch->latest;
-		char state[64];
+		char state[64], rel[SB_LOG_REL_MAX];
 		bool over;
 
 		if (sb_plan_child_params(st->bench->plan, c, pc, err) < 0) {
@@ -139,14 +139,14 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 			json_nullable_int(&j, over && a->sched.row.exit_signal > 0
 					  ? a->sched.row.exit_signal : -1);
 		sb_json_key(&j, "log");
-		sb_json_str(&j, a && a->log_rel ? a->log_rel : NULL);
+		sb_json_str(&j, a ? sb_status_log_rel(a, c, rel) : NULL);
 		sb_json_key(&j, "reused_from"); /* docs/sbctl-submit.md "Reuse" */
-		if (ch->reused_dir) {
+		if (ch->reused) {
 			sb_json_obj_begin(&j);
 			sb_json_key(&j, "dir");
-			sb_json_str(&j, ch->reused_dir);
+			sb_json_str(&j, ch->reused->dir);
 			sb_json_key(&j, "index");
-			sb_json_int(&j, ch->reused_index);
+			sb_json_int(&j, ch->reused->index);
 			sb_json_obj_end(&j);
 		} else {
 			sb_json_null(&j);

@@ -150,11 +150,13 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 	log->has_finish = c->shape >= FIN0 && c->shape <= FINEXEC;
 	log->exit_code = c->shape == FIN0 ? 0 : c->shape == FIN3 ? 3 : c->shape == FINEXEC ? 127 : -1;
 	log->signal = c->shape == FINSIG ? 15 : 0;
-	if (c->shape == FINEXEC)
-		log->error = (char *)"exec failed: No such file or directory";
-	log->not_ok = (char *)c->not_ok;
-	log->changed = (char *)c->changed;
-	log->early_stop = (char *)c->early;
+	static struct sb_log_notes notes;
+	notes.error = c->shape == FINEXEC ? (char *)"exec failed: No such file or directory" : NULL;
+	notes.not_ok = (char *)c->not_ok;
+	notes.changed = (char *)c->changed;
+	notes.early_stop = (char *)c->early;
+	/* none of them: no notes at all, as status leaves it */
+	log->notes = notes.error || notes.not_ok || notes.changed || notes.early_stop ? &notes : NULL;
 	log->job_id = (char *)c->log_job;
 	log->last_life_ns = NOW - S(c->life_ago);
 	log->finish_ns = log->has_finish ? NOW - S(c->life_ago) : 0;
@@ -221,6 +223,7 @@ static void test_long_texts(void **state)
 {
 	struct sb_classify_params p = { .now_ns = NOW, .heartbeat_s = 60, .settle_s = 10 };
 	struct sb_log_evidence log = { 0 };
+	struct sb_log_notes notes = { 0 };
 	struct sb_sched_evidence s = { 0 };
 	struct sb_verdict v = { 0 };
 	char path[301], text[400], nodes[1001];
@@ -233,7 +236,8 @@ static void test_long_texts(void **state)
 	snprintf(text, sizeof(text), "result '%s' was missing at finish", path);
 	log.present = log.has_start = log.has_finish = true;
 	log.exit_code = 0;
-	log.not_ok = text;
+	notes.not_ok = text;
+	log.notes = &notes;
 	s.consulted = s.submitted = s.has_row = true;
 	s.row.state = SB_STATE_COMPLETED;
 	s.row.array_job = 12, s.row.array_task = 3;
