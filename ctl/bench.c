@@ -461,6 +461,19 @@ static struct sb_bench *open_bench(const char *path, int *refused, struct sb_err
 	b->spec_source = spec ? get_str(spec, "source", &b->spec_len) : NULL;
 	b->spec_path = spec ? get_str(spec, "path", NULL) : NULL;
 	b->spec_dir = spec ? get_str(spec, "dir", NULL) : NULL;
+	if (prov && prov->type == MSGPACK_OBJECT_MAP) {
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		if (msgpack_pack_object(&pk, *prov) < 0 || sb.data == NULL) {
+			msgpack_sbuffer_destroy(&sb);
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		b->prov_mp_len = sb.size;
+		b->prov_mp = msgpack_sbuffer_release(&sb);
+	}
 	when = prov ? get_str(prov, "time", NULL) : NULL;
 	if (when) {
 		struct tm tm = { 0 };
@@ -560,6 +573,7 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b->spec_source);
 	free(b->spec_path);
 	free(b->spec_dir);
+	free(b->prov_mp);
 	free(b);
 }
 

@@ -36,6 +36,10 @@ struct sb_bench {
 	char *spec_dir;           /* the spec's directory (absolute), for {spec_dir};
 				   * NULL in a record of an older sbctl */
 	char *lane;               /* the lane it was submitted in (docs/lane.md), or NULL */
+	char *prov_mp;            /* the record's provenance map, packed alone (what
+				   * the report shows: the record is not read
+				   * again), NULL when it has none */
+	size_t prov_mp_len;
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
 	struct sb_output_cache *outputs; /* sb_bench_output's: where each child's

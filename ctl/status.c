@@ -519,10 +519,6 @@ struct gather {
 	struct sb_status *st;
 	struct sb_key key;
 	struct sb_subm subm;
-	/* the time of the outcome taken for attempt i of child c, at
-	 * outcome_ns[first_attempt[c] + i] (while the outcomes are read) */
-	size_t *first_attempt;
-	int64_t *outcome_ns;
 	const struct sb_subm_entry **cancels;
 	size_t ncancels;
 	struct cancel_rec *cancel_v; /* the cancels, copied out of the records */
@@ -558,6 +554,12 @@ static int read_submissions(struct gather *g, struct sb_error *err)
 	return 0;
 }
 
+/* While the outcomes are read, before any log is, the time of the record
+ * an attempt's outcome row came from is kept in its log evidence's finish
+ * time (0 until a log is read), and cleared after: no array of a million
+ * times beside the attempts. */
+#define OUTCOME_NS(a) ((a)->log.finish_ns)
+
 /* One outcome record's entry, as the outcomes are read: its row is the
  * attempt's until the scheduler gives one, when it is the latest of the
  * attempt's outcomes (cmp_outcome). */
@@ -567,7 +569,6 @@ static int take_outcome(void *arg, const struct sb_subm_entry *e, struct sb_erro
 	struct sb_child_status *ch;
 	struct sb_attempt_status *a;
 	struct sb_sched_row row;
-	int64_t *t;
 	size_t k;
 
 	(void)err;
@@ -579,13 +580,13 @@ static int take_outcome(void *arg, const struct sb_subm_entry *e, struct sb_erro
 	if (k == ch->nattempts)
 		return 0;
 	a = &ch->attempts[k];
-	t = &g->outcome_ns[g->first_attempt[e->child] + k];
 	outcome_row(e, &row);
-	if (a->sched.outcome_recorded && cmp_outcome(e->time_ns, &row, *t, &a->sched.row) <= 0)
+	if (a->sched.outcome_recorded &&
+	    cmp_outcome(e->time_ns, &row, OUTCOME_NS(a), &a->sched.row) <= 0)
 		return 0;
 	a->sched.row = row;
 	a->sched.has_row = a->sched.from_outcome = a->sched.outcome_recorded = true;
-	*t = e->time_ns;
+	OUTCOME_NS(a) = e->time_ns;
 	return 0;
 }
 
@@ -604,18 +605,15 @@ static int collect_records(struct gather *g, struct sb_error *err)
 	size_t c, i;
 	int rc;
 
-	g->first_attempt = calloc(st->n + 1, sizeof(*g->first_attempt));
-	g->cancels = calloc(g->subm.n + 1, sizeof(*g->cancels));
-	if (g->first_attempt == NULL || g->cancels == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	for (c = 0; c < st->n; c++)
-		g->first_attempt[c + 1] = g->first_attempt[c] + st->children[c].nattempts;
-	if ((g->outcome_ns = calloc(g->first_attempt[st->n] + 1, sizeof(*g->outcome_ns))) == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	rc = sb_subm_read_outcomes(g->b, &g->key, &each, &outcomes_read, err);
 	sb_subm_release(&outcomes_read);
+	for (c = 0; c < st->n; c++)
+		for (i = 0; i < st->children[c].nattempts; i++)
+			OUTCOME_NS(&st->children[c].attempts[i]) = 0;
 	if (rc < 0)
 		return -1;
+	if ((g->cancels = calloc(g->subm.n + 1, sizeof(*g->cancels))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	gather_cancels(&g->subm, g->cancels, &g->ncancels);
 	g->cancel_v = calloc(g->ncancels + 1, sizeof(*g->cancel_v));
 	if (g->cancel_v == NULL)
@@ -624,12 +622,8 @@ static int collect_records(struct gather *g, struct sb_error *err)
 		g->cancel_v[i].attempt = g->cancels[i]->attempt;
 		g->cancel_v[i].chunk = g->cancels[i]->chunk;
 	}
-	free(g->outcome_ns);
 	free(g->cancels);
-	free(g->first_attempt);
-	g->outcome_ns = NULL;
 	g->cancels = NULL;
-	g->first_attempt = NULL;
 	/* the entries go, the reuse and settings records stay */
 	free(g->subm.v);
 	g->subm.v = NULL;
@@ -800,10 +794,8 @@ static int record_outcomes(struct gather *g, struct sb_error *err)
 static void gather_release(struct gather *g)
 {
 	sb_subm_release(&g->subm);
-	free(g->outcome_ns);
 	free(g->cancels);
 	free(g->cancel_v);
-	free(g->first_attempt);
 	sb_key_cleanse(&g->key);
 }
 
