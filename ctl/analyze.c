@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +10,41 @@
 #include "ctl/suggest.h"
 #include "sbench/plan.h"
 
-static int cmp_double(const void *a, const void *b)
+/* Moves the k-th smallest of v[0..n) to v[k], the smaller ones before it
+ * and the larger after (Hoare's selection, the median of three as pivot):
+ * in place, no copy of a million values. */
+static void select_kth(double *v, size_t n, size_t k)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi], pivot, t;
+		ptrdiff_t i = lo, j = hi;
+
+		pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			return; /* between j and i: equal to the pivot, in place */
+	}
 }
 
-void sb_stats_compute(const double *values, size_t n, struct sb_stats *s)
+void sb_stats_compute(double *values, size_t n, struct sb_stats *s)
 {
-	double sum = 0, sq = 0, *sorted = malloc(n * sizeof(*sorted));
+	double sum = 0, sq = 0, below;
 	size_t i;
 
 	s->n = n;
@@ -33,14 +60,16 @@ void sb_stats_compute(const double *values, size_t n, struct sb_stats *s)
 	for (i = 0; i < n; i++)
 		sq += (values[i] - s->mean) * (values[i] - s->mean);
 	s->stddev = n < 2 ? NAN : sqrt(sq / (double)(n - 1));
-	if (sorted == NULL) {
-		s->median = NAN;
+	/* the sums are done: now the values may move */
+	select_kth(values, n, n / 2);
+	if (n % 2) {
+		s->median = values[n / 2];
 		return;
 	}
-	memcpy(sorted, values, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	free(sorted);
+	for (below = values[0], i = 1; i < n / 2; i++) /* the largest below it */
+		if (values[i] > below)
+			below = values[i];
+	s->median = (below + values[n / 2]) / 2;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -253,8 +282,49 @@ static int find_param(const struct sb_spec *spec, const char *name)
 /* A hash table from a child's group values to its group. */
 struct gtable {
 	size_t *slots; /* group index + 1, 0 = empty */
-	size_t cap;
+	size_t cap;    /* a power of two, at least twice the groups */
+	uint64_t *hash; /* each group's hash, for growing */
+	size_t hcap;
 };
+
+/* The first empty slot for hash h. */
+static size_t gtable_free_slot(const struct gtable *t, uint64_t h)
+{
+	size_t slot = h & (t->cap - 1);
+
+	while (t->slots[slot] != 0)
+		slot = (slot + 1) & (t->cap - 1);
+	return slot;
+}
+
+/* Room for group number n (0-based) and its hash h: the table grows with
+ * the groups, not with the children (a million repeats are one group).
+ * -1 when out of memory. */
+static int gtable_add(struct gtable *t, size_t n, uint64_t h)
+{
+	if (n >= t->hcap) {
+		size_t cap = t->hcap ? 2 * t->hcap : 64;
+		uint64_t *v = realloc(t->hash, cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		t->hash = v;
+		t->hcap = cap;
+	}
+	t->hash[n] = h;
+	if (2 * (n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64, g;
+		size_t *slots = calloc(cap, sizeof(*slots));
+		if (slots == NULL)
+			return -1;
+		free(t->slots);
+		t->slots = slots;
+		t->cap = cap;
+		for (g = 0; g < n; g++)
+			t->slots[gtable_free_slot(t, t->hash[g])] = g + 1;
+	}
+	t->slots[gtable_free_slot(t, h)] = n + 1;
+	return 0;
+}
 
 static uint64_t group_hash(struct sb_child *ch, const struct sb_analysis *a)
 {
@@ -349,35 +419,37 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 
 	/* groups, in the order of their first child */
 	group_of = malloc((st->n ? st->n : 1) * sizeof(*group_of));
-	t.cap = 64;
-	while (t.cap < 2 * st->n)
-		t.cap *= 2;
-	t.slots = calloc(t.cap, sizeof(*t.slots));
-	if (group_of == NULL || t.slots == NULL)
+	if (group_of == NULL)
 		goto oom;
 	for (c = 0; c < st->n; c++) {
+		uint64_t h;
 		size_t slot;
 
 		if (sb_plan_child_params(plan, c, ch, err) < 0)
 			goto fail;
-		for (slot = group_hash(ch, out) & (t.cap - 1);; slot = (slot + 1) & (t.cap - 1)) {
-			if (t.slots[slot] == 0) {
-				struct sb_group *v = realloc(out->groups, (out->ngroups + 1) * sizeof(*v));
-				if (v == NULL)
-					goto oom;
-				out->groups = v;
-				memset(&v[out->ngroups], 0, sizeof(*v));
-				v[out->ngroups].first = c;
-				t.slots[slot] = ++out->ngroups;
-				break;
-			}
+		h = group_hash(ch, out);
+		for (slot = h & (t.cap - 1); t.cap && t.slots[slot] != 0; slot = (slot + 1) & (t.cap - 1)) {
 			g = t.slots[slot] - 1;
+			if (t.hash[g] != h)
+				continue;
 			if (sb_plan_child_params(plan, out->groups[g].first, other, err) < 0)
 				goto fail;
 			if (same_group(ch, other, out))
 				break;
 		}
-		g = t.slots[slot] - 1;
+		if (t.cap == 0 || t.slots[slot] == 0) {
+			struct sb_group *v = realloc(out->groups, (out->ngroups + 1) * sizeof(*v));
+			if (v == NULL)
+				goto oom;
+			out->groups = v;
+			memset(&v[out->ngroups], 0, sizeof(*v));
+			v[out->ngroups].first = c;
+			if (gtable_add(&t, out->ngroups, h) < 0)
+				goto oom;
+			g = out->ngroups++;
+		} else {
+			g = t.slots[slot] - 1;
+		}
 		group_of[c] = g;
 		out->groups[g].classes[st->children[c].cls]++;
 		out->groups[g].n += st->children[c].cls == SB_CLASS_SUCCEEDED;
@@ -430,6 +502,7 @@ done:
 	free(fill);
 	free(group_of);
 	free(t.slots);
+	free(t.hash);
 	sb_child_destroy(ch);
 	sb_child_destroy(other);
 	return rc;

@@ -49,7 +49,8 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 
 void sb_analysis_release(struct sb_analysis *a);
 
-/* The statistics of values[0..n) (n > 0), summed in the order given. */
-void sb_stats_compute(const double *values, size_t n, struct sb_stats *s);
+/* The statistics of values[0..n) (n > 0), summed in the order given; the
+ * values are reordered after (the median is found in place). */
+void sb_stats_compute(double *values, size_t n, struct sb_stats *s);
 
 #endif

@@ -348,7 +348,7 @@ static int pass_on(struct check *c, const char *text, const char *path, struct f
 
 /* Files read per batch: the rendered text of a batch is held until it is
  * written, so a batch bounds the memory whatever the number of files. */
-#define BATCH 4096
+#define BATCH 1024
 
 /* Every listed file, in batches, each split among the threads in contiguous
  * ranges; the texts and notes are passed on from this thread in listing
