@@ -114,7 +114,7 @@ static void legend(FILE *out, const struct sb_status *st)
 }
 
 /* One mark (a <g>) per child, a row each. */
-static void marks(struct sb_report *r, const struct span *sp, double t0, double t1)
+static void marks(struct sb_report *r, double t0, double t1)
 {
 	const struct sb_status *st = r->st;
 	FILE *out = r->out;
@@ -141,7 +141,11 @@ static void marks(struct sb_report *r, const struct span *sp, double t0, double 
 	for (c = 0; c < st->n; c++) {
 		const struct sb_child_status *ch = &st->children[c];
 		const char *css = sb_report_class_css(ch->cls);
-		double s = sp[c].sub, b = sp[c].start, e = sp[c].end, wait_end, run_end;
+		struct span sp;
+		double s, b, e, wait_end, run_end;
+
+		child_span(&r->st->children[c], &sp);
+		s = sp.sub, b = sp.start, e = sp.end;
 
 		y = TOP + rowh * (double)c + (rowh - bar) / 2;
 		fprintf(out, "<g class=\"mark\" data-child=\"%zu\" data-class=\"%s\"><title>child %zu: %s",
@@ -252,7 +256,7 @@ static void band_add(int64_t (*d)[SB_CLASS_COUNT], double a, double b, double t0
 	d[hi + 1][k]--;
 }
 
-static int bands(struct sb_report *r, const struct span *sp, double t0, double t1,
+static int bands(struct sb_report *r, double t0, double t1,
 		 struct sb_error *err)
 {
 	const struct sb_status *st = r->st;
@@ -268,7 +272,11 @@ static int bands(struct sb_report *r, const struct span *sp, double t0, double t
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	}
 	for (c = 0; c < st->n; c++) {
-		double s = sp[c].sub, b = sp[c].start, e = sp[c].end >= 0 ? sp[c].end : t1;
+		struct span sp;
+		double s, b, e;
+
+		child_span(&r->st->children[c], &sp);
+		s = sp.sub, b = sp.start, e = sp.end >= 0 ? sp.end : t1;
 		k = st->children[c].cls;
 		if (s < 0 && b < 0) {
 			untimed++;
@@ -309,30 +317,31 @@ int sb_report_timeline(struct sb_report *r, struct sb_error *err)
 {
 	const struct sb_status *st = r->st;
 	FILE *out = r->out;
-	struct span *sp = calloc(st->n + 1, sizeof(*sp));
 	double t0 = INFINITY, t1 = -INFINITY;
 	char when[40];
 	size_t c;
 	int rc = 0;
 
-	if (sp == NULL)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	/* each child's span is worked out again where it is drawn: a cheap
+	 * function of its attempt, not worth 32 bytes a child */
 	for (c = 0; c < st->n; c++) {
 		const struct sb_attempt_status *a = st->children[c].latest;
-		child_span(&st->children[c], &sp[c]);
-		if (sp[c].sub >= 0 && sp[c].sub < t0)
-			t0 = sp[c].sub;
-		if (sp[c].start >= 0 && sp[c].start < t0)
-			t0 = sp[c].start;
-		if (sp[c].sub > t1)
-			t1 = sp[c].sub;
-		if (sp[c].start > t1)
-			t1 = sp[c].start;
-		if (sp[c].end > t1)
-			t1 = sp[c].end;
+		struct span sp;
+
+		child_span(&st->children[c], &sp);
+		if (sp.sub >= 0 && sp.sub < t0)
+			t0 = sp.sub;
+		if (sp.start >= 0 && sp.start < t0)
+			t0 = sp.start;
+		if (sp.sub > t1)
+			t1 = sp.sub;
+		if (sp.start > t1)
+			t1 = sp.start;
+		if (sp.end > t1)
+			t1 = sp.end;
 		/* the last sign of life of a run that is not over (a finished one
 		 * ends at its end: a log copied later has a newer mtime) */
-		if (sp[c].open && a && a->log.last_life_ns > 0 &&
+		if (sp.open && a && a->log.last_life_ns > 0 &&
 		    (double)a->log.last_life_ns / 1e9 > t1)
 			t1 = (double)a->log.last_life_ns / 1e9;
 	}
@@ -344,7 +353,6 @@ int sb_report_timeline(struct sb_report *r, struct sb_error *err)
 			fprintf(out, "<span class=\"mark\" data-child=\"%zu\" data-class=\"%s\"></span>", c,
 				sb_class_name(st->children[c].cls));
 		fputs("</div>\n</section>\n", out);
-		free(sp);
 		return 0;
 	}
 	if (t1 - t0 < 1)
@@ -358,10 +366,9 @@ int sb_report_timeline(struct sb_report *r, struct sb_error *err)
 	fputs(").</p>\n", out);
 	legend(out, st);
 	if (st->n <= SB_REPORT_MARKS_MAX)
-		marks(r, sp, t0, t1);
+		marks(r, t0, t1);
 	else
-		rc = bands(r, sp, t0, t1, err);
+		rc = bands(r, t0, t1, err);
 	fputs("</section>\n", out);
-	free(sp);
 	return rc;
 }
