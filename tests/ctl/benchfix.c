@@ -66,12 +66,18 @@ void sb_test_write_log(const struct sb_bench *b, const struct sb_key *key, int64
 void sb_test_submit_attempt0(struct sb_bench *b, const size_t *children, size_t n,
 			     struct sb_key *key)
 {
+	sb_test_submit_attempt(b, 0, children, n, "1000", key);
+}
+
+void sb_test_submit_attempt(struct sb_bench *b, int64_t attempt, const size_t *children, size_t n,
+			    const char *job_id, struct sb_key *key)
+{
 	struct sb_chunks chunks = { 0 };
 	struct sb_subm_writer *w;
 	struct sb_subm_entry e;
 	struct sb_error err = { 0 };
 
-	assert_int_equal(sb_jobs_layout(b, 0, children, n, 0, &chunks, &err), 0);
+	assert_int_equal(sb_jobs_layout(b, attempt, children, n, 0, &chunks, &err), 0);
 	assert_int_equal(sb_jobs_write(b, &chunks, "/usr/bin/sbagent", &err), 0);
 	sb_chunks_release(&chunks);
 	assert_int_equal(sb_bench_load_key(b, key, &err), 0);
@@ -81,7 +87,8 @@ void sb_test_submit_attempt0(struct sb_bench *b, const size_t *children, size_t 
 	e.type = SB_SUBM_SUBMITTED;
 	e.child = e.end = -1;
 	e.exit_code = e.signal = -1;
-	e.job_id = "1000";
+	e.attempt = attempt;
+	e.job_id = job_id;
 	assert_int_equal(sb_subm_append(w, &e, NULL, &err), 0);
 	assert_int_equal(sb_subm_writer_close(w, &err), 0);
 }

@@ -29,9 +29,13 @@ struct sb_key;
 void sb_test_write_log(const struct sb_bench *b, const struct sb_key *key, int64_t child,
 		       const char *job, int exit_code, int signal, char *path);
 
-/* Lays out attempt 0 of b (planned) with the n children, writes its job
- * files and records its chunk 0 submitted as array job 1000; *key gets
- * b's key.  Fails the test on an error. */
+/* Lays out attempt `attempt` of b (planned) with the n children, writes
+ * its job files and records its chunk 0 submitted as array job job_id;
+ * *key gets b's key.  Fails the test on an error. */
+void sb_test_submit_attempt(struct sb_bench *b, int64_t attempt, const size_t *children, size_t n,
+			    const char *job_id, struct sb_key *key);
+
+/* sb_test_submit_attempt of attempt 0 as array job 1000. */
 void sb_test_submit_attempt0(struct sb_bench *b, const size_t *children, size_t n,
 			     struct sb_key *key);
 

@@ -48,6 +48,7 @@ static struct sb_bench *bench;
 
 struct stub {
 	int squeue, sacct, other;
+	const char *sacct_text; /* NULL: the one above */
 };
 
 /* The scheduler: squeue and sacct answer the texts above. */
@@ -64,7 +65,7 @@ static int stub_run(void *arg, char *const argv[], const struct sb_proc_opts *o,
 		text = squeue_text;
 	} else if (!strcmp(argv[0], "sacct")) {
 		s->sacct++;
-		text = sacct_text;
+		text = s->sacct_text ? s->sacct_text : sacct_text;
 	} else {
 		s->other++;
 		text = "";
@@ -127,9 +128,11 @@ static void compute(struct sb_status *st, struct stub *s, int64_t settle_s)
 	struct sb_status_sched_ops ops = { stub_run, s };
 	struct sb_status_cfg cfg = { .settle_s = settle_s, .sched = &ops };
 	struct sb_error err = { 0 };
+	const char *text = s->sacct_text;
 
 	memset(st, 0, sizeof(*st));
 	memset(s, 0, sizeof(*s));
+	s->sacct_text = text;
 	if (sb_status_gather(bench, &cfg, st, &err) < 0)
 		fail_msg("status: %s", err.msg);
 }
@@ -137,7 +140,7 @@ static void compute(struct sb_status *st, struct stub *s, int64_t settle_s)
 static void test_classes(void **state)
 {
 	struct sb_status st;
-	struct stub s;
+	struct stub s = { 0 };
 	char rel[SB_LOG_REL_MAX];
 
 	(void)state;
@@ -167,7 +170,7 @@ static void test_classes(void **state)
 static void test_settle_time(void **state)
 {
 	struct sb_status st;
-	struct stub s;
+	struct stub s = { 0 };
 
 	(void)state;
 	compute(&st, &s, 100000000); /* three years */
@@ -352,6 +355,77 @@ static void test_outcome_records(void **state)
 	sb_key_cleanse(&key);
 }
 
+#define T "|2026-11-30T13:00:00|2026-11-30T13:00:01|2026-11-30T13:00:05|vm\n"
+
+/* sacct's rows go to their attempts as they are parsed: a requeued task's
+ * last row printed is its row, the ones before it its restart count; a
+ * collapsed pending range counts for a task only without a row of its own,
+ * whichever comes first; rows of other arrays and tasks are no one's. */
+static void test_sacct_rows_streamed(void **state)
+{
+	static const char text[] =
+		"1000_0|1001|sb|COMPLETED|0:0" T
+		"1000_1|1002|sb|NODE_FAIL|0:0" T   /* the earlier run of task 1 */
+		"1000_1|1012|sb|FAILED|3:0" T      /* its latest */
+		"1000_[2-3]|1000|sb|PENDING|0:0|2026-11-30T13:00:00|Unknown|Unknown|None assigned\n"
+		"1000_3|1004|sb|COMPLETED|0:0" T   /* its own row, after the range */
+		"999_0|5|x|FAILED|1:0" T           /* another array */
+		"1000_7|1008|sb|FAILED|1:0" T;     /* no task 7 */
+	struct sb_status st;
+	struct stub s = { .sacct_text = text };
+	const struct sb_attempt_status *a;
+
+	(void)state;
+	compute(&st, &s, 10);
+	a = st.children[0].latest;
+	assert_int_equal(a->sched.row.state, SB_STATE_COMPLETED);
+	assert_int_equal(a->sched_restart, 0);
+	a = st.children[1].latest;
+	assert_int_equal(a->sched.row.state, SB_STATE_FAILED);
+	assert_int_equal(a->sched.row.raw_id, 1012);
+	assert_int_equal(a->sched.row.exit_code, 3);
+	assert_int_equal(a->sched_restart, 1);
+	a = st.children[2].latest; /* the range only: squeue's RUNNING is the earlier answer */
+	assert_int_equal(a->sched.row.state, SB_STATE_PENDING);
+	assert_int_equal(a->sched.row.raw_id, 0);
+	assert_int_equal(a->sched_restart, 0);
+	a = st.children[3].latest;
+	assert_int_equal(a->sched.row.state, SB_STATE_COMPLETED);
+	assert_int_equal(a->sched.row.raw_id, 1004);
+	assert_int_equal(a->sched_restart, 0);
+	for (size_t c = 0; c < st.n; c++)
+		assert_false(st.children[c].latest->sched.from_outcome);
+	assert_int_equal(st.acct.n, 0); /* none kept */
+	sb_status_release(&st);
+}
+
+/* Records that name one array job for two chunks (here attempt 1 of
+ * children 0 and 1 recorded as array 1000 too): each attempt whose JobID
+ * the other has gets the same row, as a lookup per attempt gave. */
+static void test_shared_job_id(void **state)
+{
+	struct sb_status st;
+	struct stub s = { 0 };
+	struct sb_key key;
+	size_t two[2] = { 0, 1 };
+
+	(void)state;
+	sb_test_submit_attempt(bench, 1, two, 2, "1000", &key);
+	sb_key_cleanse(&key);
+	compute(&st, &s, 10);
+	for (size_t c = 0; c < 2; c++) {
+		const struct sb_child_status *ch = &st.children[c];
+		assert_int_equal(ch->nattempts, 2);
+		assert_int_equal(ch->latest->attempt, 1);
+		assert_true(ch->latest->sched.has_row);
+		assert_int_equal(ch->latest->sched.row.raw_id, ch->attempts[0].sched.row.raw_id);
+		assert_int_equal(ch->latest->sched.row.state, ch->attempts[0].sched.row.state);
+		assert_int_equal(ch->latest->sched_restart, ch->attempts[0].sched_restart);
+	}
+	assert_int_equal(st.children[0].latest->sched.row.raw_id, 1001);
+	sb_status_release(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +434,8 @@ int main(void)
 		cmocka_unit_test(test_offline),
 		cmocka_unit_test(test_subm_strings),
 		cmocka_unit_test(test_outcome_records),
+		cmocka_unit_test(test_sacct_rows_streamed),
+		cmocka_unit_test(test_shared_job_id), /* last: it adds an attempt */
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
