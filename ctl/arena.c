@@ -14,13 +14,12 @@ struct sb_arena_chunk {
 static void *take(struct sb_arena *a, size_t n, size_t align)
 {
 	struct sb_arena_chunk *c = a->head;
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 	void *p;
 
-	if (c != NULL)
-		c->used = (c->used + align - 1) & ~(align - 1);
 	if (n == 0)
 		n = 1;
-	if (c == NULL || c->cap < c->used || c->cap - c->used < n) {
+	if (c == NULL || c->cap < at || c->cap - at < n) {
 		struct sb_arena_chunk *big;
 		if (n > SIZE_MAX - sizeof(*c) - 65536)
 			return NULL;
@@ -40,9 +39,10 @@ static void *take(struct sb_arena *a, size_t n, size_t align)
 		c->cap = n > 65536 ? n : 65536;
 		c->next = a->head;
 		a->head = c;
+		at = 0;
 	}
-	p = c->data + c->used;
-	c->used += n;
+	p = c->data + at;
+	c->used = at + n;
 	return p;
 }
 

@@ -151,19 +151,10 @@ int sb_reuse_decode(const msgpack_object *p, int64_t time_ns, struct sb_reuse *r
 		struct sb_metric *m = &r->metrics[r->nmetrics];
 		if (k->type != MSGPACK_OBJECT_STR)
 			goto fail;
-		if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
-			m->value = v->via.f64;
-		} else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER && v->via.u64 <= INT64_MAX) {
-			m->is_int = true;
-			m->i = (int64_t)v->via.u64;
-			m->value = (double)m->i;
-		} else if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-			m->is_int = true;
-			m->i = v->via.i64;
-			m->value = (double)m->i;
-		} else {
+		/* an integer beyond int64 is no metric sbctl recorded */
+		if (!sb_metric_value(v, m) ||
+		    (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER && !m->is_int))
 			goto fail;
-		}
 		if ((m->name = strndup(k->via.str.ptr, k->via.str.size)) == NULL)
 			goto fail;
 		r->nmetrics++;

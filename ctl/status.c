@@ -306,15 +306,10 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
  * the scheduler describes: it is not evidence about the latest run. */
 static void forget_earlier_run(struct sb_attempt_status *a)
 {
-	size_t m;
-
 	log_evidence_release(&a->log);
 	a->log_by_job = false;
 	a->log_rel = NULL;
-	for (m = 0; m < a->nmetrics; m++)
-		free(a->metrics[m].name);
-	free(a->metrics);
-	a->metrics = NULL;
+	a->metrics = NULL; /* in a store, released with the status */
 	a->nmetrics = 0;
 }
 
@@ -733,11 +728,12 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		if (a->verdict.reason == NULL)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (cls == SB_CLASS_SUCCEEDED && r->nmetrics) {
-			if ((a->metrics = calloc(r->nmetrics, sizeof(*a->metrics))) == NULL)
+			a->metrics = sb_arena_alloc(&st->strings, r->nmetrics * sizeof(*a->metrics));
+			if (a->metrics == NULL)
 				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			for (size_t m = 0; m < r->nmetrics; m++, a->nmetrics++) {
 				a->metrics[m] = r->metrics[m];
-				if ((a->metrics[m].name = strdup(r->metrics[m].name)) == NULL)
+				if ((a->metrics[m].name = (char *)sb_intern(&st->texts, r->metrics[m].name)) == NULL)
 					return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			}
 		}
@@ -870,17 +866,13 @@ int sb_status_run(const char *bench, const struct sb_status_cfg *o, struct sb_st
 
 void sb_status_release(struct sb_status *st)
 {
-	size_t c, i, m;
+	size_t c, i;
 
 	if (st == NULL)
 		return;
 	for (c = 0; c < st->n && st->children; c++) {
 		for (i = 0; i < st->children[c].nattempts; i++) {
-			struct sb_attempt_status *a = &st->children[c].attempts[i];
-			for (m = 0; m < a->nmetrics; m++)
-				free(a->metrics[m].name);
-			free(a->metrics);
-			log_evidence_release(&a->log);
+			log_evidence_release(&st->children[c].attempts[i].log);
 		}
 	}
 	free(st->children);
@@ -892,6 +884,10 @@ void sb_status_release(struct sb_status *st)
 	sb_sched_rows_release(&st->queue);
 	sb_arena_release(&st->strings);
 	sb_intern_release(&st->texts);
+	for (i = 0; i < SB_PARALLEL_MAX; i++) {
+		sb_arena_release(&st->stores[i].arena);
+		sb_intern_release(&st->stores[i].names);
+	}
 	for (i = 0; i < st->nwarnings; i++)
 		free(st->warnings[i]);
 	free(st->warnings);

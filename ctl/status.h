@@ -15,16 +15,23 @@
 #include "ctl/bench.h"
 #include "ctl/classify.h"
 #include "ctl/intern.h"
+#include "ctl/parallel.h"
 
 #define SB_SACCT_IDS_PER_CALL 1000
 
 /* One metric of a verified finish record. */
 struct sb_metric {
-	char *name;
+	char *name;   /* in a status: interned (its stores), never freed alone */
 	double value;
 	bool is_int;
 	int64_t i;
 };
+
+struct msgpack_object;
+/* The value of a metric as a record holds it into m (value, is_int, i):
+ * false when v is not a number.  An integer beyond int64 is kept as a
+ * float. */
+bool sb_metric_value(const struct msgpack_object *v, struct sb_metric *m);
 
 /* A job id as sbatch printed it: longer ones are refused, never cut short. */
 #define SB_JOB_ID_MAX 64
@@ -153,6 +160,12 @@ struct sb_status {
 	struct sb_arena strings;  /* the attempts themselves, their job ids and
 	                             log names */
 	struct sb_intern texts;   /* the verdicts' reasons, each kept once */
+	/* what each thread reading the logs keeps for the attempts it reads
+	 * (their metrics, the names interned), until the status goes */
+	struct sb_status_store {
+		struct sb_arena arena;
+		struct sb_intern names;
+	} stores[SB_PARALLEL_MAX];
 };
 
 /* Computes the status of the benchmark b, planned (sb_bench_plan), into st

@@ -249,36 +249,56 @@ static int scan_logs(struct sb_status *st, struct sb_error *err)
 	return 0;
 }
 
-/* The metrics of a finish record, names whole; -1 when out of memory. */
-static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m)
+bool sb_metric_value(const msgpack_object *v, struct sb_metric *m)
 {
+	m->is_int = false;
+	m->i = 0;
+	if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
+		m->value = v->via.f64;
+	} else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+		m->is_int = v->via.u64 <= INT64_MAX;
+		m->i = (int64_t)v->via.u64;
+		m->value = (double)v->via.u64;
+	} else if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+		m->is_int = true;
+		m->i = v->via.i64;
+		m->value = (double)v->via.i64;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The metrics of a finish record into the thread's store: the array in
+ * its arena, each name interned (a million children share a few names);
+ * -1 when out of memory. */
+static int copy_metrics(struct sb_attempt_status *a, const msgpack_object *m,
+			struct sb_status_store *store)
+{
+	char small[128], *name;
 	uint32_t i;
 
 	if (m == NULL || m->type != MSGPACK_OBJECT_MAP || m->via.map.size == 0)
 		return 0;
-	a->metrics = calloc(m->via.map.size, sizeof(*a->metrics));
+	a->metrics = sb_arena_alloc(&store->arena, m->via.map.size * sizeof(*a->metrics));
 	if (a->metrics == NULL)
 		return -1;
 	for (i = 0; i < m->via.map.size; i++) {
 		const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
 		struct sb_metric *x = &a->metrics[a->nmetrics];
+		size_t len;
 
-		if (k->type != MSGPACK_OBJECT_STR)
+		if (k->type != MSGPACK_OBJECT_STR || !sb_metric_value(v, x))
 			continue;
-		if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
-			x->value = v->via.f64;
-		} else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-			x->is_int = v->via.u64 <= INT64_MAX;
-			x->i = (int64_t)v->via.u64;
-			x->value = (double)v->via.u64;
-		} else if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-			x->is_int = true;
-			x->i = v->via.i64;
-			x->value = (double)v->via.i64;
-		} else {
-			continue;
-		}
-		x->name = strndup(k->via.str.ptr, k->via.str.size);
+		len = k->via.str.size; /* a name of any length, whole */
+		name = len < sizeof(small) ? small : malloc(len + 1);
+		if (name == NULL)
+			return -1;
+		memcpy(name, k->via.str.ptr, len);
+		name[len] = '\0';
+		x->name = (char *)sb_intern(&store->names, name);
+		if (name != small)
+			free(name);
 		if (x->name == NULL)
 			return -1;
 		a->nmetrics++;
@@ -344,8 +364,8 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
  * open as dirfd) of attempt a, with the verifier v and the buffer buf of
  * the calling thread. */
 static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_logbuf *buf,
-		    int dirfd, struct sb_index *idx, int64_t child, struct sb_attempt_status *a,
-		    const char *rel, bool rehash, struct sb_error *err)
+		    struct sb_status_store *store, int dirfd, struct sb_index *idx, int64_t child,
+		    struct sb_attempt_status *a, const char *rel, bool rehash, struct sb_error *err)
 {
 	struct sb_run_ident want = { .bench = st->bench->digest, .child = child,
 				     .attempt = a->attempt, .restart = -1, .pid = -1 };
@@ -395,7 +415,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 			    sb_early_stop_reason(sb_mp_get(pl, "early_stop"), &early) < 0 ||
 			    take_note(&a->log, NOTE(early_stop), early) < 0)
 				rc = -1;
-			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics")) < 0)
+			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics"), store) < 0)
 				rc = -1;
 			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
 			    note(&a->log, NOTE(not_ok), "the metrics file could not be read: %.*s",
@@ -425,6 +445,7 @@ struct log_worker {
 	const struct sb_key *key;
 	struct sb_index *idx;
 	const struct sb_status_cfg *o;
+	struct sb_status_store *store; /* this thread's */
 	int dirfd;                /* the benchmark directory */
 	size_t lo, hi;
 	size_t total;             /* logs of every worker */
@@ -450,7 +471,7 @@ static void *read_range(void *arg)
 
 			if (!has_log(a))
 				continue;
-			w->rc = read_log(w->st, v, &buf, w->dirfd, w->idx, (int64_t)c, a,
+			w->rc = read_log(w->st, v, &buf, w->store, w->dirfd, w->idx, (int64_t)c, a,
 					 sb_status_log_rel(a, c, rel), w->o->rehash, &w->err);
 			d = atomic_fetch_add(w->done, 1) + 1;
 			/* about once per 1,000 logs of all workers, from the calling thread */
@@ -510,7 +531,8 @@ static int read_logs(struct sb_status *st, const struct sb_key *key, struct sb_i
 	}
 	n = reader_threads(o, idx, total);
 	for (k = 0, c = 0; k < n; k++) {
-		w[k] = (struct log_worker){ .st = st, .key = key, .idx = idx, .o = o, .dirfd = dirfd, .lo = c, .total = total, .done = &done,
+		w[k] = (struct log_worker){ .st = st, .key = key, .idx = idx, .o = o,
+					    .store = &st->stores[k], .dirfd = dirfd, .lo = c, .total = total, .done = &done,
 					    .reports = k == 0 };
 		/* up to the child where the first (k + 1) * total / n logs end */
 		for (; c < st->n && (k == n - 1 || seen < (k + 1) * total / n); c++)
