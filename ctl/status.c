@@ -256,8 +256,8 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		a->chunk = chunk;
-		a->task = t;
+		a->chunk = (int32_t)chunk; /* read_maps: it fits */
+		a->task = (int32_t)t;
 		a->duplicate = dup;
 		a->sched.intent_ns = cs.intent_ns;
 		if (sub) {
@@ -295,6 +295,9 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 				return sb_errorf(err, "benchmark directory '%s': path too long", st->bench->dir);
 			if (access(path, F_OK) != 0)
 				break;
+			if (attempt > INT32_MAX || chunk > INT32_MAX) /* an attempt keeps them in 32 bits */
+				return sb_errorf(err, "benchmark directory '%s': more than %d attempts or "
+						 "chunks", st->bench->dir, INT32_MAX);
 			if (read_map(st, path, attempt, chunk, subm, err) < 0)
 				return -1;
 		}
@@ -472,7 +475,7 @@ static int classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
 	sb_classify(&a->log, &a->sched, p, &v);
 	if (a->duplicate) {
 		char *was = strdup(v.reason);
-		sb_verdict_set_reason(&v, "%s%schunk %" PRId64 " of attempt %" PRId64 " was "
+		sb_verdict_set_reason(&v, "%s%schunk %" PRId32 " of attempt %" PRId32 " was "
 				      "submitted more than once (arrays %s): classified by array %s",
 				      was ? was : "", was && was[0] ? "; " : "", a->chunk, a->attempt,
 				      a->duplicate, a->array_job);
@@ -699,7 +702,8 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		enum sb_class cls;
 		char *reason;
 
-		if (ch->nattempts > 0 || r == NULL)
+		/* sbctl records attempts as it numbers them: in 32 bits */
+		if (ch->nattempts > 0 || r == NULL || r->source_attempt < 0 || r->source_attempt > INT32_MAX)
 			continue;
 		if (sb_reuse_verify(r, g->b->name, idx, g->o->rehash, &cls, &reason, err) < 0)
 			return -1;
@@ -715,7 +719,7 @@ static int reuse_children(struct gather *g, struct sb_index *idx, struct sb_erro
 		ch->nattempts = 1;
 		ch->latest = a;
 		ch->reused = from;
-		a->attempt = r->source_attempt;
+		a->attempt = (int32_t)r->source_attempt;
 		a->chunk = a->task = -1;
 		if (r->source_job && r->source_job[0] &&
 		    (a->job_id = sb_arena_strndup(&st->strings, r->source_job, strlen(r->source_job))) == NULL)

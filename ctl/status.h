@@ -47,9 +47,13 @@ struct sb_status_verdict {
 
 /* One attempt of one child, with its evidence and verdict. */
 struct sb_attempt_status {
-	int64_t attempt;
-	int64_t chunk;
+	/* the small numbers together: one of these per attempt of every child */
+	int32_t attempt;
+	int32_t chunk;            /* -1 for a reused run */
 	int32_t task;             /* in the chunk's array */
+	int32_t log_restart;      /* the restart count in the log's name */
+	int32_t sched_restart;    /* runs of the job before the latest (sacct -D
+	                             rows), -1 when no row */
 	bool log_by_job : 1;      /* the log read is named as sb_bdir_log names it,
 	                             its job log_job (read it with sb_status_log_rel) */
 	const char *array_job;    /* the array's job id, NULL when never submitted
@@ -61,8 +65,6 @@ struct sb_attempt_status {
 		uint64_t log_job; /* with log_by_job, the job its name has */
 		const char *log_rel; /* else its name (in the status's arena), NULL none */
 	};
-	int64_t log_restart;      /* the restart count in its name */
-	int64_t sched_restart;    /* runs of the job before the latest (sacct -D rows) */
 	struct sb_log_evidence log;
 	struct sb_sched_evidence sched;
 	struct sb_status_verdict verdict;

@@ -177,7 +177,7 @@ static int take_log(struct sb_status *st, struct sb_attempt_status *a, size_t ch
 
 	for (k = 0; k < lc->job_len && k < 20 && lc->job[k] >= '0' && lc->job[k] <= '9'; k++)
 		job = 10 * job + (uint64_t)(lc->job[k] - '0');
-	a->log_restart = lc->restart;
+	a->log_restart = (int32_t)lc->restart;
 	if (k == lc->job_len && k > 0 && k <= 19 && (lc->job[0] != '0' || k == 1)) {
 		snprintf(digits, sizeof(digits), "%" PRIu64, job);
 		if (sb_bdir_log(canon, sizeof(canon), NULL, (int64_t)child, a->attempt, digits,
@@ -230,7 +230,8 @@ static int scan_logs(struct sb_status *st, struct sb_error *err)
 				continue; /* a log of no attempt sbctl made: not evidence */
 			/* both names are directory entries: no truncation (SB_LOG_REL_MAX) */
 			snprintf(rel, sizeof(rel), "events/%s/%s", d->d_name, e->d_name);
-			if (log_cand(a, rel, &cand) < 0)
+			/* a restart count beyond 32 bits is no agent's */
+			if (log_cand(a, rel, &cand) < 0 || cand.restart > INT32_MAX)
 				continue;
 			if (has_log(a) && log_cand(a, sb_status_log_rel(a, (size_t)ln.child, buf), &cur) == 0 &&
 			    !better_log(&cand, &cur))
