@@ -235,7 +235,8 @@ static int parse_output_name(const char *name, char *job, size_t size)
 	size_t len = strlen(name), jl;
 	const char *us;
 
-	if (strncmp(name, "slurm-", 6) != 0 || len < 14 ||
+	/* the shortest is "slurm-1_0.out": 13 bytes */
+	if (strncmp(name, "slurm-", 6) != 0 || len < 13 ||
 	    (strcmp(name + len - 4, ".out") != 0 && strcmp(name + len - 4, ".err") != 0))
 		return -1;
 	us = strchr(name + 6, '_');

@@ -298,6 +298,16 @@ static void test_output_lookup(void **state)
 	assert_string_equal(got, "jobs/a0/c1/slurm-77_0.out jobs/a2/c0/slurm-96_1.out");
 	output_of(4, got, sizeof(got));
 	assert_string_equal(got, "runs/4/slurm-90_0.out jobs/a2/c1/slurm-96_0.out");
+
+	/* the shortest names there are: the first job of a new cluster,
+	 * "slurm-1_0.out" (13 bytes) */
+	touch(bench->dir, "jobs/a0/c0/slurm-1_0.out");
+	touch(bench->dir, "jobs/a0/c0/slurm-1_0.err");
+	snprintf(path, sizeof(path), "%s/jobs/a0/c0/slurm-1_0.out", bench->dir);
+	old[0].tv_sec = old[1].tv_sec = 1000000000;
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0); /* oldest first */
+	output_of(0, got, sizeof(got));
+	assert_string_equal(got, "jobs/a0/c0/slurm-1_0.out jobs/a0/c0/slurm-1_0.err");
 }
 
 static void test_sbatch_argv(void **state)
