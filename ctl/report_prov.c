@@ -4,6 +4,7 @@
 #include <msgpack.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,23 +12,33 @@
 #include "ctl/report.h"
 #include "proto/mpcheck.h"
 
-/* The string at key of map o into out (escaped), or "unknown". */
+/* A row of the table: text escaped, or "unknown" when NULL. */
+static void row_text(FILE *out, const char *label, const char *text)
+{
+	fprintf(out, "<tr><th>%s</th><td>", label);
+	if (text)
+		sb_report_esc(out, text);
+	else
+		fputs("<span class=\"dim\">unknown</span>", out);
+	fputs("</td></tr>\n", out);
+}
+
+/* The string (or unsigned integer) at key of map o as a row. */
 static void row(FILE *out, const char *label, const msgpack_object *o, const char *key)
 {
 	const msgpack_object *v = o ? sb_mp_get(o, key) : NULL;
+	char num[24];
 
-	fprintf(out, "<tr><th>%s</th><td>", label);
 	if (v && v->type == MSGPACK_OBJECT_STR) {
 		char *s = strndup(v->via.str.ptr, v->via.str.size);
-		if (s)
-			sb_report_esc(out, s);
+		row_text(out, label, s ? s : "");
 		free(s);
 	} else if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-		fprintf(out, "%llu", (unsigned long long)v->via.u64);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)v->via.u64);
+		row_text(out, label, num);
 	} else {
-		fputs("<span class=\"dim\">unknown</span>", out);
+		row_text(out, label, NULL);
 	}
-	fputs("</td></tr>\n", out);
 }
 
 void sb_report_provenance(struct sb_report *r)
@@ -52,12 +63,7 @@ void sb_report_provenance(struct sb_report *r)
 	row(out, "cluster", prov, "cluster");
 	row(out, "Slurm", prov, "slurm_version");
 	row(out, "sbctl", prov, "sbctl_version");
-	fputs("<tr><th>spec</th><td>", out);
-	if (b->spec_path)
-		sb_report_esc(out, b->spec_path);
-	else
-		fputs("<span class=\"dim\">unknown</span>", out);
-	fputs("</td></tr>\n", out);
+	row_text(out, "spec", b->spec_path);
 	if (git) {
 		const msgpack_object *d = sb_mp_get(git, "dirty");
 		row(out, "git commit", git, "commit");
