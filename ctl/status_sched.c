@@ -357,7 +357,7 @@ static bool task_key(const struct sb_attempt_status *a, struct sb_sched_row *key
 
 static int slots_build(struct task_slots *ts, struct sb_status *st)
 {
-	size_t k, cap = 0;
+	size_t k, kept, cap = 0;
 
 	memset(ts, 0, sizeof(*ts));
 	for (size_t c = 0; c < st->n; c++)
@@ -389,16 +389,16 @@ static int slots_build(struct task_slots *ts, struct sb_status *st)
 	if (ts->narrays > 1)
 		qsort(ts->arrays, ts->narrays, sizeof(*ts->arrays), cmp_array);
 	/* one array named by two runs of attempts: one entry, the larger size */
-	for (size_t i = 0, out = 0; i < ts->narrays; i++) {
-		if (out > 0 && ts->arrays[out - 1].job == ts->arrays[i].job) {
-			if (ts->arrays[i].ntasks > ts->arrays[out - 1].ntasks)
-				ts->arrays[out - 1].ntasks = ts->arrays[i].ntasks;
+	for (k = 0, kept = 0; k < ts->narrays; k++) {
+		struct array_slots *last = kept ? &ts->arrays[kept - 1] : NULL;
+		if (last && last->job == ts->arrays[k].job) {
+			if (ts->arrays[k].ntasks > last->ntasks)
+				last->ntasks = ts->arrays[k].ntasks;
 		} else {
-			ts->arrays[out++] = ts->arrays[i];
+			ts->arrays[kept++] = ts->arrays[k];
 		}
-		if (i + 1 == ts->narrays)
-			ts->narrays = out;
 	}
+	ts->narrays = kept;
 	for (k = 0; k < ts->narrays; k++) {
 		ts->arrays[k].base = ts->n;
 		ts->n += ts->arrays[k].ntasks;
