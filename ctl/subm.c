@@ -326,6 +326,7 @@ static int by_name(const void *a, const void *b)
 static int take_record(const struct sb_log_record *rec, void *arg, struct sb_error *err)
 {
 	const struct reading *rd = arg;
+	bool only = rd->outcomes && rd->outcomes->only;
 	struct sb_subm_entry e;
 	struct entry_strs b;
 	int got;
@@ -334,13 +335,13 @@ static int take_record(const struct sb_log_record *rec, void *arg, struct sb_err
 		return 0;
 	if ((got = decode_outcomes(rec, rd, err)) != 0)
 		return got < 0 ? -1 : 0;
-	if (rd->outcomes && rd->outcomes->only)
-		return decode(rec, &e, &b) && e.type == SB_SUBM_OUTCOME ? give_outcome(rd, &e, err) : 0;
-	if (decode_settings(rec, rd->out, err) < 0 || decode_reuse(rec, rd->out, err) < 0)
+	if (!only && (decode_settings(rec, rd->out, err) < 0 || decode_reuse(rec, rd->out, err) < 0))
 		return -1;
 	if (!decode(rec, &e, &b))
 		return 0;
-	return e.type == SB_SUBM_OUTCOME ? give_outcome(rd, &e, err) : push(rd->out, &e, err);
+	if (e.type == SB_SUBM_OUTCOME)
+		return give_outcome(rd, &e, err);
+	return only ? 0 : push(rd->out, &e, err);
 }
 
 /* Streams the log: a log of a million outcomes is never held decoded. */
