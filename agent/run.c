@@ -3,6 +3,7 @@
  * the command did. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -205,7 +206,17 @@ static void heartbeat(struct loop *l, double now)
 	sb_agent_metrics_release(&m);
 }
 
-/* Reaps what has ended; 1 when no child is left at all. */
+static size_t list_children(pid_t *out, size_t max);
+
+/* Whether the live watch helper is our one child left (it ends after us). */
+static int only_helper_left(const struct loop *l)
+{
+	pid_t kids[2], helper = sb_agent_watch_pid(l->run->watch);
+
+	return helper > 0 && list_children(kids, 2) == 1 && kids[0] == helper;
+}
+
+/* Reaps what has ended; 1 when no child is left but the watch helper. */
 static int reap(struct loop *l)
 {
 	for (;;) {
@@ -220,7 +231,7 @@ static int reap(struct loop *l)
 			continue;
 		}
 		if (p == 0)
-			return 0;
+			return l->child_done && only_helper_left(l);
 		if (errno == EINTR)
 			continue;
 		return 1;
@@ -286,7 +297,8 @@ static void kill_tree(struct loop *l)
 		kill(-l->child, SIGKILL);
 	n = list_children(kids, sizeof(kids) / sizeof(kids[0]));
 	for (i = 0; i < n; i++)
-		kill(kids[i], SIGKILL);
+		if (kids[i] != sb_agent_watch_pid(l->run->watch))
+			kill(kids[i], SIGKILL);
 }
 
 static int is_termination(int sig)
@@ -368,6 +380,60 @@ static double hashing_deadline(void *arg)
 	return finish_deadline(l);
 }
 
+/* One candidate file: exec'd, or through /bin/sh when the kernel does not
+ * know its format (ENOEXEC: a script without '#!'), as POSIX asks of
+ * execvp and glibc does (musl's execvp does not).  Returns errno. */
+static int exec_file(const char *file, char *const argv[], char **shargv)
+{
+	extern char **environ;
+
+	execve(file, argv, environ);
+	if (errno != ENOEXEC)
+		return errno;
+	shargv[1] = (char *)file;
+	execve("/bin/sh", shargv, environ);
+	return ENOEXEC;
+}
+
+/* execvp's search of PATH (default "/bin:/usr/bin" as glibc's), with
+ * exec_file for each candidate; only stack memory is used.  Returns errno:
+ * EACCES if a candidate was found but not executable, else ENOENT or the
+ * first other error. */
+static int exec_search(char *const argv[], char **shargv)
+{
+	const char *file = argv[0], *path = getenv("PATH"), *p, *end;
+	size_t fl = strlen(file);
+	char buf[PATH_MAX];
+	int e, eacces = 0;
+
+	if (*file == '\0')
+		return ENOENT;
+	if (strchr(file, '/') != NULL)
+		return exec_file(file, argv, shargv);
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		size_t dl;
+
+		end = strchrnul(p, ':');
+		dl = (size_t)(end - p);
+		if (dl + 1 + fl < sizeof(buf)) {
+			memcpy(buf, dl ? p : ".", dl ? dl : 1);
+			dl = dl ? dl : 1;
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, file, fl + 1);
+			e = exec_file(buf, argv, shargv);
+			if (e == EACCES)
+				eacces = 1;
+			else if (e != ENOENT && e != ENOTDIR && e != ENAMETOOLONG)
+				return e;
+		}
+		if (*end == '\0')
+			break;
+	}
+	return eacces ? EACCES : ENOENT;
+}
+
 /* The child between vfork and exec.  It shares sbagent's memory until exec,
  * so it only makes system calls on its own stack and stores exec's errno in
  * *exec_errno for the parent (no pipe is needed: the parent resumes once
@@ -375,8 +441,10 @@ static double hashing_deadline(void *arg)
  * sbagent set every ignored one back to the default at start
  * (unignore_signals in main.c) and installs no handler, and exec resets
  * caught ones anyway, so the command starts with every disposition at its
- * default with one system call instead of 64. */
-static void child_exec(const struct sb_agent_run *run, int tty, volatile int *exec_errno)
+ * default with one system call instead of 64.  shargv is the command's
+ * argv behind "sh" and a free slot, made by the parent. */
+static void child_exec(const struct sb_agent_run *run, int tty, char **shargv,
+	volatile int *exec_errno)
 {
 	sigset_t none;
 	int e;
@@ -386,8 +454,7 @@ static void child_exec(const struct sb_agent_run *run, int tty, volatile int *ex
 		tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execvp(run->argv[0], run->argv);
-	e = errno;
+	e = exec_search(run->argv, shargv);
 	*exec_errno = e;
 	_exit(e == ENOENT ? SB_AGENT_EXIT_NOTFOUND : SB_AGENT_EXIT_NOEXEC);
 }
@@ -400,11 +467,17 @@ static void child_exec(const struct sb_agent_run *run, int tty, volatile int *ex
 static pid_t spawn(const struct sb_agent_run *run, int tty, int *exec_errno)
 {
 	volatile int e = 0;
+	char **shargv = calloc(run->argc + 2, sizeof(*shargv));
 	pid_t pid;
 
+	if (shargv == NULL)
+		return -1;
+	shargv[0] = "sh";
+	memcpy(shargv + 2, run->argv + 1, (run->argc - 1) * sizeof(*shargv));
 	pid = vfork();
 	if (pid == 0)
-		child_exec(run, tty, &e);
+		child_exec(run, tty, shargv, &e);
+	free(shargv);
 	*exec_errno = e;
 	return pid;
 }

@@ -1,236 +1,189 @@
-/* Live watch, the sending side (agent/watch.h, docs/watch.md).  libzmq is
- * loaded with dlopen the first time an endpoint file is found, so that a
- * run without a watcher neither links nor loads it. */
+/* Live watch, sbagent's side (agent/watch.h, docs/watch.md): the helper
+ * sbagent-watch is started at the first endpoint file and fed over a
+ * SOCK_SEQPACKET socket pair, one datagram a message, never waiting. */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "agent/watch.h"
 #include "proto/watchfmt.h"
 
-/* The few libzmq constants used (zmq.h, stable since libzmq 4.0). */
-#define Z_PUSH 8
-#define Z_DONTWAIT 1
-#define Z_LINGER 17
-#define Z_SNDHWM 23
-#define Z_CURVE_PUBLICKEY 48
-#define Z_CURVE_SECRETKEY 49
-#define Z_CURVE_SERVERKEY 50
-#define Z_BLOCKY 70
-#define Z_IO_THREADS 1
-
-struct zmq_api {
-	void *(*ctx_new)(void);
-	int (*ctx_set)(void *, int, int);
-	int (*ctx_term)(void *);
-	void *(*socket)(void *, int);
-	int (*setsockopt)(void *, int, const void *, size_t);
-	int (*connect)(void *, const char *);
-	int (*send)(void *, const void *, size_t, int);
-	int (*close)(void *);
-	int (*curve_public)(char *, const char *);
-};
-
-struct conn {
-	char name[NAME_MAX + 1];
-	struct sb_watch_endpoint ep;
-	void *sock;
-	bool seen;
-};
-
 struct sb_agent_watch {
-	char dir[PATH_MAX];          /* <bench>/watch */
-	char key_path[PATH_MAX];     /* <bench>/keys/watch.key */
+	char bench[PATH_MAX];        /* the benchmark directory */
+	char dir[PATH_MAX];          /* its watch/ */
 	char host[256];
+	char *helper;                /* its path; NULL: not found */
 	bool active, broken;
-	void *lib, *ctx;
-	struct zmq_api z;
-	char pub[SB_WATCH_Z85_LEN + 1], sec[SB_WATCH_Z85_LEN + 1];
-	struct conn c[SB_AGENT_MAX_WATCHERS];
-	size_t n;
-	uint64_t dropped;
+	int fd;                      /* our end of the socket pair, -1 */
+	pid_t pid;                   /* the helper, 0 */
+	uint64_t dropped_here;       /* frames the socket pair did not take */
+	uint64_t dropped_there;      /* the helper's count, as last reported */
 };
 
-struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host)
+struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host,
+	const char *helper)
 {
 	struct sb_agent_watch *w = calloc(1, sizeof(*w));
 	int a, b;
 
 	if (w == NULL)
 		return NULL;
-	a = snprintf(w->dir, sizeof(w->dir), "%s/%s", dir, SB_WATCH_DIR);
-	b = snprintf(w->key_path, sizeof(w->key_path), "%s/%s", dir, SB_WATCH_KEY);
-	if (a < 0 || (size_t)a >= sizeof(w->dir) || b < 0 || (size_t)b >= sizeof(w->key_path)) {
+	a = snprintf(w->bench, sizeof(w->bench), "%s", dir);
+	b = snprintf(w->dir, sizeof(w->dir), "%s/%s", dir, SB_WATCH_DIR);
+	if (a < 0 || (size_t)a >= sizeof(w->bench) || b < 0 || (size_t)b >= sizeof(w->dir) ||
+	    (helper != NULL && (w->helper = strdup(helper)) == NULL)) {
 		free(w);
 		return NULL;
 	}
 	snprintf(w->host, sizeof(w->host), "%s", host);
+	w->fd = -1;
 	return w;
+}
+
+int sb_agent_watch_find_helper(const char *self, char *buf, size_t size)
+{
+	static const char *const where[] = { "", "../libexec/sbench/" };
+	const char *slash = strrchr(self, '/');
+	size_t dl = slash ? (size_t)(slash - self + 1) : 0, i;
+
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		int n = snprintf(buf, size, "%.*s%s%s", (int)dl, self, where[i], SB_AGENT_WATCH_HELPER);
+
+		if (n >= 0 && (size_t)n < size && access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
 }
 
 /* Told once: the run goes on without live watch. */
 static void give_up(struct sb_agent_watch *w, const char *what, const char *why)
 {
 	w->broken = true;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
 	fprintf(stderr, "sbagent: warning: live watch off: %s%s%s (the log files have "
 		"every record)\n", what, why ? ": " : "", why ? why : "");
 }
 
-#define SYM(name, field) \
-	(*(void **)&w->z.field = dlsym(w->lib, name)) == NULL
-
-/* Loads libzmq and the client key pair; false (and broken) when it cannot. */
-static bool load(struct sb_agent_watch *w)
+/* Whether watch/ has an endpoint file of a watcher that may be alive. */
+static bool any_watcher(const struct sb_agent_watch *w)
 {
-	struct sb_error err;
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(w->dir);
 
-	if (w->ctx != NULL)
+	if (d == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL)
+		found = sb_watch_name_usable(de->d_name, w->host);
+	closedir(d);
+	return found;
+}
+
+/* The helper, with its end of the socket pair as fd 3 and every signal
+ * still blocked (it ends when the pair closes, after sending what it
+ * holds, not at the job's SIGTERM). */
+static int start(struct sb_agent_watch *w)
+{
+	char *argv[] = { w->helper, w->bench, w->host, NULL };
+	posix_spawn_file_actions_t fa;
+	extern char **environ;
+	int sv[2], rc;
+
+	if (w->helper == NULL) {
+		give_up(w, "no " SB_AGENT_WATCH_HELPER " beside sbagent", NULL);
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		give_up(w, "cannot make a socket pair", strerror(errno));
+		return -1;
+	}
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0) {
+		rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+		if (rc == 0)
+			rc = posix_spawn(&w->pid, w->helper, &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	close(sv[1]);
+	w->fd = sv[0];
+	if (rc != 0) {
+		w->pid = 0;
+		give_up(w, "cannot start " SB_AGENT_WATCH_HELPER, strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Sends one message; false (and broken, told) when the helper is gone. */
+static bool put(struct sb_agent_watch *w, char kind, const void *data, size_t len)
+{
+	struct iovec iov[2] = { { &kind, 1 }, { (void *)data, len } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = data ? 2 : 1 };
+
+	if (w->fd < 0)
+		return false;
+	if (sendmsg(w->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
 		return true;
-	if (w->broken)
-		return false;
-	w->lib = dlopen("libzmq.so.5", RTLD_NOW | RTLD_LOCAL);
-	if (w->lib == NULL) {
-		give_up(w, "cannot load libzmq.so.5", dlerror());
-		return false;
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EMSGSIZE || errno == ENOBUFS ||
+	    errno == EINTR) {
+		w->dropped_here += kind == SB_WATCH_MSG_FRAME;
+		return true;
 	}
-	if (SYM("zmq_ctx_new", ctx_new) || SYM("zmq_ctx_set", ctx_set) ||
-	    SYM("zmq_ctx_term", ctx_term) || SYM("zmq_socket", socket) ||
-	    SYM("zmq_setsockopt", setsockopt) || SYM("zmq_connect", connect) ||
-	    SYM("zmq_send", send) || SYM("zmq_close", close) ||
-	    SYM("zmq_curve_public", curve_public)) {
-		give_up(w, "libzmq.so.5 lacks a function", dlerror());
-		return false;
-	}
-	if (sb_watch_key_read(w->key_path, w->sec, &err) < 0) {
-		give_up(w, "no client key", err.msg);
-		return false;
-	}
-	if (w->z.curve_public(w->pub, w->sec) != 0) {
-		give_up(w, "libzmq has no CURVE support", NULL);
-		return false;
-	}
-	w->ctx = w->z.ctx_new();
-	if (w->ctx == NULL) {
-		give_up(w, "cannot make a ZeroMQ context", strerror(errno));
-		return false;
-	}
-	w->z.ctx_set(w->ctx, Z_BLOCKY, 0);   /* sockets linger 0, term never waits */
-	w->z.ctx_set(w->ctx, Z_IO_THREADS, 1);
-	return true;
+	give_up(w, SB_AGENT_WATCH_HELPER " has ended", strerror(errno));
+	return false;
 }
 
-/* A PUSH socket to the watcher of c->ep: CURVE client, small queue, no
- * linger.  connect(2) happens in libzmq's I/O thread: nothing here blocks. */
-static void *open_conn(struct sb_agent_watch *w, const struct conn *c)
+/* Takes the helper's reports that have come, without waiting. */
+static void take_reports(struct sb_agent_watch *w)
 {
-	int zero = 0, hwm = SB_AGENT_WATCH_HWM;
-	void *s = w->z.socket(w->ctx, Z_PUSH);
+	unsigned char msg[1 + sizeof(uint64_t)];
+	ssize_t n;
 
-	if (s == NULL)
-		return NULL;
-	if (w->z.setsockopt(s, Z_LINGER, &zero, sizeof(zero)) != 0 ||
-	    w->z.setsockopt(s, Z_SNDHWM, &hwm, sizeof(hwm)) != 0 ||
-	    w->z.setsockopt(s, Z_CURVE_SERVERKEY, c->ep.server_key, SB_WATCH_Z85_LEN) != 0 ||
-	    w->z.setsockopt(s, Z_CURVE_PUBLICKEY, w->pub, SB_WATCH_Z85_LEN) != 0 ||
-	    w->z.setsockopt(s, Z_CURVE_SECRETKEY, w->sec, SB_WATCH_Z85_LEN) != 0 ||
-	    w->z.connect(s, c->ep.addr) != 0) {
-		w->z.close(s);
-		return NULL;
-	}
-	return s;
-}
-
-static void close_conn(struct sb_agent_watch *w, size_t i)
-{
-	if (w->c[i].sock != NULL)
-		w->z.close(w->c[i].sock);
-	w->c[i] = w->c[--w->n];
-}
-
-/* A watcher on this host whose process is gone: its file is stale. */
-static bool stale(const struct sb_agent_watch *w, const char *host, int64_t pid)
-{
-	return strcmp(host, w->host) == 0 &&
-		(pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH));
-}
-
-/* One endpoint file: an existing connection is kept, a new one made. */
-static void consider(struct sb_agent_watch *w, const char *name)
-{
-	char path[PATH_MAX + NAME_MAX + 2], text[SB_WATCH_FILE_MAX + 1], host[256];
-	struct sb_watch_endpoint ep;
-	struct sb_error err;
-	int64_t pid;
-	size_t i;
-	int n;
-
-	if (sb_watch_name_parse(name, host, sizeof(host), &pid) < 0 || stale(w, host, pid))
-		return;
-	snprintf(path, sizeof(path), "%s/%s", w->dir, name);
-	n = sb_watch_read_private(path, text, sizeof(text), &err);
-	if (n < 0 || sb_watch_endpoint_parse(text, (size_t)n, &ep, &err) < 0)
-		return; /* being replaced, or not ours: the next heartbeat looks again */
-	for (i = 0; i < w->n; i++) {
-		if (strcmp(w->c[i].name, name) != 0)
-			continue;
-		if (!memcmp(&w->c[i].ep, &ep, sizeof(ep))) {
-			w->c[i].seen = true;
+	while (w->fd >= 0 && (n = recv(w->fd, msg, sizeof(msg), MSG_DONTWAIT)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				give_up(w, SB_AGENT_WATCH_HELPER " has ended", strerror(errno));
 			return;
 		}
-		close_conn(w, i); /* the same name now says another endpoint */
-		break;
+		if (n == (ssize_t)sizeof(msg) && msg[0] == SB_WATCH_MSG_REPORT)
+			memcpy(&w->dropped_there, msg + 1, sizeof(uint64_t));
 	}
-	if (w->n == SB_AGENT_MAX_WATCHERS || strlen(name) >= sizeof(w->c[0].name))
-		return;
-	w->active = true;
-	if (!load(w))
-		return;
-	memset(&w->c[w->n], 0, sizeof(w->c[0]));
-	snprintf(w->c[w->n].name, sizeof(w->c[0].name), "%s", name);
-	w->c[w->n].ep = ep;
-	w->c[w->n].sock = open_conn(w, &w->c[w->n]);
-	if (w->c[w->n].sock == NULL)
-		return;
-	w->c[w->n].seen = true;
-	w->n++;
+	if (w->fd >= 0)
+		give_up(w, SB_AGENT_WATCH_HELPER " has ended", NULL);
 }
 
 void sb_agent_watch_scan(struct sb_agent_watch *w)
 {
-	struct dirent *de;
-	size_t i;
-	DIR *d;
-
 	if (w == NULL || w->broken)
 		return;
-	for (i = 0; i < w->n; i++)
-		w->c[i].seen = false;
-	d = opendir(w->dir);
-	if (d != NULL) {
-		while ((de = readdir(d)) != NULL)
-			consider(w, de->d_name);
-		closedir(d);
+	if (w->fd < 0) {
+		if (!any_watcher(w))
+			return;
+		w->active = true;
+		if (start(w) != 0)
+			return;
 	}
-	for (i = w->n; i-- > 0;)
-		if (!w->c[i].seen)
-			close_conn(w, i);
+	take_reports(w);
+	put(w, SB_WATCH_MSG_SCAN, NULL, 0);
 }
 
 void sb_agent_watch_send(void *arg, const void *frame, size_t len)
 {
 	struct sb_agent_watch *w = arg;
-	size_t i;
 
-	if (w == NULL)
-		return;
-	for (i = 0; i < w->n; i++)
-		if (w->z.send(w->c[i].sock, frame, len, Z_DONTWAIT) < 0)
-			w->dropped++;
+	if (w != NULL && !w->broken)
+		put(w, SB_WATCH_MSG_FRAME, frame, len);
 }
 
 bool sb_agent_watch_active(const struct sb_agent_watch *w)
@@ -238,20 +191,25 @@ bool sb_agent_watch_active(const struct sb_agent_watch *w)
 	return w != NULL && w->active;
 }
 
-uint64_t sb_agent_watch_dropped(const struct sb_agent_watch *w)
+uint64_t sb_agent_watch_dropped(struct sb_agent_watch *w)
 {
-	return w != NULL ? w->dropped : 0;
+	if (w == NULL)
+		return 0;
+	take_reports(w);
+	return w->dropped_here + w->dropped_there;
+}
+
+pid_t sb_agent_watch_pid(const struct sb_agent_watch *w)
+{
+	return w != NULL ? w->pid : 0;
 }
 
 void sb_agent_watch_destroy(struct sb_agent_watch *w)
 {
 	if (w == NULL)
 		return;
-	while (w->n > 0)
-		close_conn(w, w->n - 1);
-	if (w->ctx != NULL)
-		w->z.ctx_term(w->ctx);
-	memset(w->sec, 0, sizeof(w->sec));
-	/* libzmq stays loaded: its threads are gone, the process ends soon */
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->helper);
 	free(w);
 }

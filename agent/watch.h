@@ -1,41 +1,68 @@
 /* sbagent's side of live watch (docs/watch.md): the endpoint files of the
- * benchmark's watch/ directory, looked at when the run starts and at every
- * heartbeat; libzmq loaded (dlopen) only when one exists; every record's
- * frame sent to each watcher without ever blocking; what could not be sent
- * counted for the next heartbeat. */
+ * benchmark's watch/ directory are looked at when the run starts and at
+ * every heartbeat; only when one exists is the helper sbagent-watch
+ * started, which holds libzmq and the sockets (agent/sender.h).  sbagent
+ * hands it every record's frame over a socket pair without ever blocking;
+ * what could not be handed over or sent is counted for the next heartbeat.
+ * sbagent itself links no libzmq and loads nothing (it is a static
+ * program). */
 #ifndef SB_AGENT_WATCH_H
 #define SB_AGENT_WATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-#define SB_AGENT_MAX_WATCHERS 16     /* endpoint files beyond are ignored */
-#define SB_AGENT_WATCH_HWM 16        /* frames queued per watcher at most */
+/* The helper's name, beside sbagent (a build tree's bin/) or in
+ * ../libexec/sbench/ from it (an installation). */
+#define SB_AGENT_WATCH_HELPER "sbagent-watch"
+
+/* What goes over the socket pair: one message a datagram, its first byte
+ * the kind.  To the helper: SCAN (look at the endpoint files again) and
+ * FRAME (the frame follows).  From the helper, after each SCAN: REPORT, a
+ * uint64_t (native byte order) of frames dropped so far. */
+enum {
+	SB_WATCH_MSG_SCAN = 'S',
+	SB_WATCH_MSG_FRAME = 'F',
+	SB_WATCH_MSG_REPORT = 'D',
+};
 
 struct sb_agent_watch;
 
-/* For the benchmark directory dir and this host's short name.  Looks at
+/* For the benchmark directory dir, this host's short name and the helper's
+ * path (NULL: none was found; a watcher then gets a warning).  Looks at
  * nothing yet; NULL when out of memory (then no watch). */
-struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host);
+struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host,
+	const char *helper);
 
-/* Looks at the endpoint files again: connects to new watchers, forgets the
- * ones whose file went.  Never blocks on the network; a watcher that cannot
- * be used (a bad file, libzmq or the key missing) is told once on stderr and
- * the run goes on. */
+/* The helper's path for the sbagent at self (its /proc/self/exe) into buf;
+ * -1 when neither place has it. */
+int sb_agent_watch_find_helper(const char *self, char *buf, size_t size);
+
+/* Looks at the endpoint files: with one (a watcher whose process is not
+ * known gone) the helper is started, once, and from then on told to look
+ * again.  Never blocks; a helper that cannot be started or that died is
+ * told once on stderr and the run goes on. */
 void sb_agent_watch_scan(struct sb_agent_watch *w);
 
-/* A struct sb_log_writer tap: sends frame[0..len) to every watcher with
- * ZMQ_DONTWAIT; a frame a watcher's queue cannot take is dropped and
- * counted.  arg is the struct sb_agent_watch (NULL: nothing). */
+/* A struct sb_log_writer tap: hands frame[0..len) to the helper without
+ * blocking; a frame the socket pair cannot take is dropped and counted.
+ * arg is the struct sb_agent_watch (NULL: nothing). */
 void sb_agent_watch_send(void *arg, const void *frame, size_t len);
 
 /* Whether a watcher was ever found (heartbeats then carry watch_dropped),
- * and the frames dropped so far. */
+ * and the frames dropped so far, here and in the helper (its count as of
+ * its last report). */
 bool sb_agent_watch_active(const struct sb_agent_watch *w);
-uint64_t sb_agent_watch_dropped(const struct sb_agent_watch *w);
+uint64_t sb_agent_watch_dropped(struct sb_agent_watch *w);
 
-/* Closes every socket (linger 0) and frees w.  Accepts NULL. */
+/* The helper's pid, or 0: it is sbagent's child, which the run's reaping
+ * and killing leave alone. */
+pid_t sb_agent_watch_pid(const struct sb_agent_watch *w);
+
+/* Closes the socket pair (the helper sends what it holds, then exits) and
+ * frees w.  Accepts NULL. */
 void sb_agent_watch_destroy(struct sb_agent_watch *w);
 
 #endif

@@ -574,7 +574,7 @@ static int watch_dir(struct sb_watch *w, char *dir, size_t size, struct sb_error
 		if (sb_watch_name_parse(de->d_name, host, sizeof(host), &pid) < 0 ||
 		    strcmp(host, w->host) != 0 || pid == (int64_t)getpid())
 			continue;
-		if (pid > 0 && pid <= INT32_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+		if (!sb_watch_pid_gone(pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		unlink(path);

@@ -1,6 +1,8 @@
 /* The endpoint files and the watch key file (proto/watchfmt.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,21 @@ int sb_watch_name_parse(const char *name, char *host, size_t size, int64_t *pid)
 	host[hl] = '\0';
 	*pid = v;
 	return 0;
+}
+
+int sb_watch_pid_gone(int64_t pid)
+{
+	return pid <= 0 || pid > INT32_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}
+
+int sb_watch_name_usable(const char *name, const char *myhost)
+{
+	char host[256];
+	int64_t pid;
+
+	if (sb_watch_name_parse(name, host, sizeof(host), &pid) < 0)
+		return 0;
+	return strcmp(host, myhost) != 0 || !sb_watch_pid_gone(pid);
 }
 
 /* The value of the line "<word> VALUE" in text, its length in *n. */

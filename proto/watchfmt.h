@@ -29,6 +29,14 @@ struct sb_watch_endpoint {
  * host that does not fit). */
 int sb_watch_name_parse(const char *name, char *host, size_t size, int64_t *pid);
 
+/* Whether the process pid of this host is known to be gone (kill(pid, 0)
+ * says ESRCH, or pid cannot be one): its endpoint file is stale. */
+int sb_watch_pid_gone(int64_t pid);
+
+/* Whether name is an endpoint file's name whose watcher may be alive: not
+ * one of this host (myhost) whose process is gone. */
+int sb_watch_name_usable(const char *name, const char *myhost);
+
 /* Parses the text of an endpoint file ("endpoint ADDR\nserver_key Z85\n",
  * lines in any order, other lines ignored).  -1 with err when a line is
  * missing or bad. */
