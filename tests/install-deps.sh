@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(cmake make gcc libc6-dev git pkg-config libzmq3-dev libmsgpack-dev libyaml-dev
       libsqlite3-dev libssl-dev libcmocka-dev openssl time jq bc procps
       go-md2man man-db binutils python3 python3-pytest python3-venv
+      musl-tools  # sbagent is a static musl program (agent/CMakeLists.txt)
       chromium)  # chromium: tests/report/test_report.sh renders the report headless
 if [ "${SB_WITH_FUZZ:-0}" = 1 ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()

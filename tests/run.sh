@@ -12,7 +12,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 case "$mode" in
 "")
 	bash tests/install-deps.sh
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSB_WERROR=ON >/dev/null
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSB_WERROR=ON -DSB_REQUIRE_MUSL=ON >/dev/null
 	cmake --build build -j"$jobs"
 	ctest --test-dir build --output-on-failure -j"$jobs"
 	;;

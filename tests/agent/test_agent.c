@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/watch.h"
 
 static char tmpdir[] = "/tmp/sbagent-unit.XXXXXX";
 
@@ -465,6 +466,59 @@ static void test_signal_names(void **state)
 	assert_string_equal(sb_agent_signal_name(0, buf), "SIG0");
 }
 
+/* The live watch helper beside sbagent (a build's bin/), else in
+ * ../libexec/sbench/ (an installation); only an executable file counts. */
+static void touch_exec(const char *path, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_watch_helper_found(void **state)
+{
+	char root[] = "/tmp/sb-helper-XXXXXX", self[256], p[256], got[256], small[8];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(p, sizeof(p), "%s/bin", root);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/libexec", root);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/libexec/sbench", root);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(self, sizeof(self), "%s/bin/sbagent", root);
+	assert_int_equal(sb_agent_watch_find_helper(self, got, sizeof(got)), -1);
+	/* installed: ../libexec/sbench/ */
+	snprintf(p, sizeof(p), "%s/libexec/sbench/" SB_AGENT_WATCH_HELPER, root);
+	touch_exec(p, 0700);
+	assert_int_equal(sb_agent_watch_find_helper(self, got, sizeof(got)), 0);
+	snprintf(p, sizeof(p), "%s/bin/../libexec/sbench/" SB_AGENT_WATCH_HELPER, root);
+	assert_string_equal(got, p);
+	/* beside sbagent wins; a file that is not executable does not count */
+	snprintf(p, sizeof(p), "%s/bin/" SB_AGENT_WATCH_HELPER, root);
+	touch_exec(p, 0600);
+	assert_int_equal(sb_agent_watch_find_helper(self, got, sizeof(got)), 0);
+	assert_non_null(strstr(got, "/libexec/sbench/"));
+	assert_int_equal(chmod(p, 0700), 0);
+	assert_int_equal(sb_agent_watch_find_helper(self, got, sizeof(got)), 0);
+	assert_string_equal(got, p);
+	/* a buffer too small is not found, never a cut path */
+	assert_int_equal(sb_agent_watch_find_helper(self, small, sizeof(small)), -1);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/libexec/sbench/" SB_AGENT_WATCH_HELPER, root);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/libexec/sbench", root);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/libexec", root);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/bin", root);
+	rmdir(p);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_results),
 		cmocka_unit_test(test_results_race),
 		cmocka_unit_test(test_signal_names),
+		cmocka_unit_test(test_watch_helper_found),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -49,8 +49,9 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1
 # written with one write and made durable with fdatasync, one before the
 # command runs and one after it ended.  What sbagent adds beyond it is its
 # own cost; the floor itself is the process start-up of a glibc program
-# and the two syncs on this machine.
-floor=
+# (or of a static musl one: the second floor) and the two syncs on this
+# machine.
+floor= floor_musl=
 if command -v cc >/dev/null 2>&1; then
 	fdir=$(mktemp -d "${TMPDIR:-/tmp}/sbagent-floor.XXXXXX")
 	dirs+=("$fdir")
@@ -92,12 +93,19 @@ int main(int argc, char **argv)
 }
 EOF_C
 	if cc -O2 -o "$fdir/floor" "$fdir/floor.c" 2>/dev/null; then floor=$fdir/floor; fi
+	# the same floor as a static musl program, as sbagent is built where
+	# musl-gcc is installed: without glibc's start-up (its CPU feature
+	# probing and ld.so, about 0.4 ms a process on a virtual machine)
+	if [ -n "$floor" ] && command -v musl-gcc >/dev/null 2>&1 &&
+	   musl-gcc -O2 -static -o "$fdir/floor-musl" "$fdir/floor.c" 2>/dev/null; then
+		floor_musl=$fdir/floor-musl
+	fi
 fi
 
 # measure LABEL DIR BUDGET_MS
 measure() {
-	local label=$1 dir=$2 budget=$3 rounds=11 per r i t0 t1 t2 t3 n=0
-	local base=() with=() added=() over=()
+	local label=$1 dir=$2 budget=$3 rounds=11 per r i t0 t1 t2 t3 t4 t5 n=0
+	local base=() with=() added=() over=() overm=()
 	per=$(( (runs + rounds - 1) / rounds ))
 	for r in $(seq "$rounds"); do
 		now_ns; t0=$NOW
@@ -117,6 +125,16 @@ measure() {
 			now_ns; t3=$NOW
 			over+=($(( (t3 - t2 - (t1 - t0)) / per )))
 		fi
+		if [ -n "$floor_musl" ]; then
+			rm -f "$dir"/floor.*
+			now_ns; t4=$NOW
+			for i in $(seq "$per"); do
+				"$floor_musl" "$dir/floor.$i" "$true_bin" ||
+					{ echo "bench_agent: the musl floor program exited $?" >&2; exit 1; }
+			done
+			now_ns; t5=$NOW
+			overm+=($(( (t5 - t4 - (t1 - t0)) / per )))
+		fi
 		rm -f "$dir"/log.* "$dir"/floor.*
 		base+=($(( (t1 - t0) / per )))
 		with+=($(( (t2 - t1) / per )))
@@ -124,9 +142,12 @@ measure() {
 	done
 	awk -v l="$label" -v b="$(median "${base[@]}")" -v w="$(median "${with[@]}")" \
 		-v d="$(median "${added[@]}")" -v f="${over[*]:+$(median "${over[@]}")}" \
+		-v fm="${overm[*]:+$(median "${overm[@]}")}" \
 		-v n="$((per * rounds))" -v bud="$budget" 'BEGIN {
 		d /= 1e6
 		fl = f == "" ? "floor not measured (no cc)" : sprintf("floor %.3f ms", f / 1e6)
+		if (fm != "")
+			fl = fl sprintf(", static musl floor %.3f ms", fm / 1e6)
 		printf "sbagent wall, %s: true %.3f ms, sbagent -- true %.3f ms, added %.3f ms per run (%s; budget %s ms) %s  [median of 11 rounds, %d runs each]\n",
 			l, b / 1e6, w / 1e6, d, fl, bud, d <= bud ? "ok" : "OVER BUDGET", n
 	}'

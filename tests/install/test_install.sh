@@ -168,6 +168,10 @@ example 2 >"$work/example-status.c"
 cc -Wall -Wextra -Werror -o "$work/example" "$work/example.c" $(pkg-config --cflags --libs sbench) \
 	-Wl,-rpath,"$P/lib" || fail "docs/api.md example does not build"
 "$P/bin/sbctl" keygen "$work/k"
+# the live watch helper, where the installed sbagent looks for it
+[ -x "$P/libexec/sbench/sbagent-watch" ] || fail "libexec/sbench/sbagent-watch not installed"
+rc=0; env -u LD_LIBRARY_PATH "$P/libexec/sbench/sbagent-watch" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "the installed sbagent-watch does not run (exit $rc, want its usage's 2)"
 "$P/bin/sbagent" --key "$work/k" --log "$work/run.log" -- true
 got=$("$work/example" "$SB_SRC/examples/demo-sweep.yaml" "$work/k" "$work/run.log") ||
 	fail "docs/api.md example exited $?"
