@@ -208,12 +208,19 @@ static void heartbeat(struct loop *l, double now)
 
 static size_t list_children(pid_t *out, size_t max);
 
-/* Whether the live watch helper is our one child left (it ends after us). */
+/* Whether the live watch helper is our one child left (it ends after us,
+ * when we close its socket).  Without /proc to say (no child listed, the
+ * helper being one), the command's orphans cannot be told from it: they
+ * are not waited for rather than waiting forever on the helper. */
 static int only_helper_left(const struct loop *l)
 {
 	pid_t kids[2], helper = sb_agent_watch_pid(l->run->watch);
+	size_t n;
 
-	return helper > 0 && list_children(kids, 2) == 1 && kids[0] == helper;
+	if (helper <= 0)
+		return 0;
+	n = list_children(kids, 2);
+	return n == 0 || (n == 1 && kids[0] == helper);
 }
 
 /* Reaps what has ended; 1 when no child is left but the watch helper. */

@@ -3,6 +3,7 @@
  * SOCK_SEQPACKET socket pair, one datagram a message, never waiting. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -88,9 +89,10 @@ static bool any_watcher(const struct sb_agent_watch *w)
 	return found;
 }
 
-/* The helper, with its end of the socket pair as fd 3 and every signal
- * still blocked (it ends when the pair closes, after sending what it
- * holds, not at the job's SIGTERM). */
+/* The helper, with its end of the socket pair as fd 3, /dev/null as its
+ * stdin and stdout (a shell reading sbagent's output does not wait for
+ * it), stderr the job's, and every signal still blocked (it ends when the
+ * pair closes, after sending what it holds, not at the job's SIGTERM). */
 static int start(struct sb_agent_watch *w)
 {
 	char *argv[] = { w->helper, w->bench, w->host, NULL };
@@ -109,6 +111,10 @@ static int start(struct sb_agent_watch *w)
 	rc = posix_spawn_file_actions_init(&fa);
 	if (rc == 0) {
 		rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+		if (rc == 0)
+			rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		if (rc == 0)
+			rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 		if (rc == 0)
 			rc = posix_spawn(&w->pid, w->helper, &fa, NULL, argv, environ);
 		posix_spawn_file_actions_destroy(&fa);

@@ -68,7 +68,7 @@ printf 'endpoint tcp://127.0.0.1:1\nserver_key %s\n' "$(head -c 40 /dev/zero | t
 chmod 600 "$dir/watch/$(hostname -s)-$$.endpoint"
 "$bin/sbctl" watch "$dir" --json --timeout 1 > /dev/null  # makes keys/watch.key
 b=$(added 2000000)
-echo "sbagent added over true, an endpoint file and no listener: $b ms per run (libzmq loaded once per run)"
+echo "sbagent added over true, an endpoint file and no listener: $b ms per run (its helper sbagent-watch started once per run)"
 rm -f "$dir/watch/"*.endpoint
 
 "$bin/sbctl" watch "$dir" --json > /dev/null &

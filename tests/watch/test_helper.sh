@@ -33,6 +33,11 @@ ww=$!
 wait_for 10 has_endpoint "$d1" "$ww"
 wait_for 20 grep -q '"live":true' w.json
 expect_match "a watcher: a helper for each running agent ($(helpers))" "$(helpers)" '^[1-3]$'
+fds=$(for p in $(pgrep -f -x "$SB_BIN/sbagent-watch .*"); do
+	printf '%s %s %s\n' "$(readlink /proc/$p/fd/0)" "$(readlink /proc/$p/fd/1)" \
+		"$(readlink /proc/$p/fd/3 | sed 's/:.*//')"; done | sort -u)
+expect "a watcher: the helper's stdin and stdout are /dev/null, fd 3 its socket" \
+	"$fds" "/dev/null /dev/null socket"
 wait_for 60 all_done
 wait_for 5 test "$(helpers)" -eq 0
 expect "a watcher: no helper outlives its agent" "$(helpers)" 0
