@@ -102,9 +102,23 @@ EOF_C
 	fi
 fi
 
+# floor_time PROG: runs the floor program PROG per times (in measure's
+# round: its dir, per and the round's time of true, t1 - t0); FT is what
+# it added per run over true, in ns
+floor_time() {
+	local i ta
+	rm -f "$dir"/floor.*
+	now_ns; ta=$NOW
+	for i in $(seq "$per"); do
+		"$1" "$dir/floor.$i" "$true_bin" ||
+			{ echo "bench_agent: the floor program $1 exited $?" >&2; exit 1; }
+	done
+	now_ns; FT=$(( (NOW - ta - (t1 - t0)) / per ))
+}
+
 # measure LABEL DIR BUDGET_MS
 measure() {
-	local label=$1 dir=$2 budget=$3 rounds=11 per r i t0 t1 t2 t3 t4 t5 n=0
+	local label=$1 dir=$2 budget=$3 rounds=11 per r i t0 t1 t2 n=0
 	local base=() with=() added=() over=() overm=()
 	per=$(( (runs + rounds - 1) / rounds ))
 	for r in $(seq "$rounds"); do
@@ -117,24 +131,8 @@ measure() {
 				{ echo "bench_agent: sbagent exited $? (run $n)" >&2; exit 1; }
 		done
 		now_ns; t2=$NOW
-		if [ -n "$floor" ]; then
-			for i in $(seq "$per"); do
-				"$floor" "$dir/floor.$i" "$true_bin" ||
-					{ echo "bench_agent: the floor program exited $?" >&2; exit 1; }
-			done
-			now_ns; t3=$NOW
-			over+=($(( (t3 - t2 - (t1 - t0)) / per )))
-		fi
-		if [ -n "$floor_musl" ]; then
-			rm -f "$dir"/floor.*
-			now_ns; t4=$NOW
-			for i in $(seq "$per"); do
-				"$floor_musl" "$dir/floor.$i" "$true_bin" ||
-					{ echo "bench_agent: the musl floor program exited $?" >&2; exit 1; }
-			done
-			now_ns; t5=$NOW
-			overm+=($(( (t5 - t4 - (t1 - t0)) / per )))
-		fi
+		if [ -n "$floor" ]; then floor_time "$floor"; over+=("$FT"); fi
+		if [ -n "$floor_musl" ]; then floor_time "$floor_musl"; overm+=("$FT"); fi
 		rm -f "$dir"/log.* "$dir"/floor.*
 		base+=($(( (t1 - t0) / per )))
 		with+=($(( (t2 - t1) / per )))
