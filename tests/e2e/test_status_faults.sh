@@ -44,13 +44,15 @@ scancel "$(array_of stale)"
 kill -CONT "$apid"
 
 # -- killed: the scheduler ended it -----------------------------------------
-# five children that would sleep for 30 s under a 4 s limit (SB_FAKE_TIME_UNIT=s)
+# five children that would sleep for 30 s under an 8 s limit (SB_FAKE_TIME_UNIT=s):
+# long enough that the other four are killed before child 0's limit, even on
+# a loaded machine (an OOM kill that came after the limit would end as TIMEOUT)
 dir=$(submit_spec kill "name: kill
 command: [sh, -c, 'sleep 30 # {how}']
 parameters:
   how: [timeout, oom, node, preempt, cancel]
 heartbeat: 1
-slurm: {time: '4'}")
+slurm: {time: '8'}")
 a=$(array_of kill)
 for c in 0 1 2 3 4; do wait_for 10 started "$dir" $c; done
 sbfake oom "${a}_1" > /dev/null
