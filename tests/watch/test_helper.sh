@@ -8,7 +8,10 @@
 spec() { # NAME
 	printf 'name: %s\ncommand: [sh, -c, "sleep 3; echo done"]\nparameters:\n  i: [0, 1, 2]\nheartbeat: 1\n' "$1"
 }
-helpers() { pgrep -f -x "$SB_BIN/sbagent-watch .*" | wc -l | tr -d ' '; }
+# this test's helpers only (other tests may run theirs at the same time):
+# a helper's arguments are its benchmark directory, under this SB_ROOT
+mine="$SB_BIN/sbagent-watch $SB_ROOT/.*"
+helpers() { pgrep -f -x "$mine" | wc -l | tr -d ' '; }
 children_output() { local c; for c in 0 1 2; do "$SBCTL" output "$1" "$c" 2>&1; done; }
 
 # 1. started by hand: a usage message and 2, whatever the arguments
@@ -33,7 +36,7 @@ ww=$!
 wait_for 10 has_endpoint "$d1" "$ww"
 wait_for 20 grep -q '"live":true' w.json
 expect_match "a watcher: a helper for each running agent ($(helpers))" "$(helpers)" '^[1-3]$'
-fds=$(for p in $(pgrep -f -x "$SB_BIN/sbagent-watch .*"); do
+fds=$(for p in $(pgrep -f -x "$mine"); do
 	printf '%s %s %s\n' "$(readlink /proc/$p/fd/0)" "$(readlink /proc/$p/fd/1)" \
 		"$(readlink /proc/$p/fd/3 | sed 's/:.*//')"; done | sort -u)
 expect "a watcher: the helper's stdin and stdout are /dev/null, fd 3 its socket" \
@@ -55,7 +58,7 @@ wk=$!
 wait_for 10 has_endpoint "$d2" "$wk"
 wait_for 20 grep -q '"live":true' k.json
 wait_for 10 test "$(helpers)" -ge 1
-pkill -KILL -f -x "$SB_BIN/sbagent-watch .*"
+pkill -KILL -f -x "$mine"
 wait_for 60 all_done
 kill "$wk"; wait "$wk" 2>/dev/null
 "$SBCTL" status "$d2" --json > k.st.json
