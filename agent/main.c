@@ -360,12 +360,7 @@ int main(int argc, char **argv)
 	}
 	if (sb_agent_bench_mode()) {
 		/* live watch: only a benchmark has a watch/ directory */
-		char self[PATH_MAX], helper[PATH_MAX + 64];
-		ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		self[sl > 0 ? sl : 0] = '\0';
-		run.watch = sb_agent_watch_create(bench.dir, hostname,
-			sb_agent_watch_find_helper(self, helper, sizeof(helper)) == 0 ? helper : NULL);
+		run.watch = sb_agent_watch_create(bench.dir, hostname);
 		sb_agent_watch_scan(run.watch);
 		sb_log_writer_set_tap(w, sb_agent_watch_send, run.watch);
 	}

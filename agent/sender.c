@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agent/sender.h"
+#include "agent/watch.h"
 #include "proto/watchfmt.h"
 
 /* The few libzmq constants used (zmq.h, stable since libzmq 4.0). */
@@ -78,8 +79,7 @@ struct sb_agent_sender *sb_agent_sender_create(const char *dir, const char *host
 static void give_up(struct sb_agent_sender *w, const char *what, const char *why)
 {
 	w->broken = true;
-	fprintf(stderr, "sbagent: warning: live watch off: %s%s%s (the log files have "
-		"every record)\n", what, why ? ": " : "", why ? why : "");
+	sb_agent_watch_warn(what, why);
 }
 
 #define SYM(name, field) \

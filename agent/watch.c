@@ -20,7 +20,6 @@ struct sb_agent_watch {
 	char bench[PATH_MAX];        /* the benchmark directory */
 	char dir[PATH_MAX];          /* its watch/ */
 	char host[256];
-	char *helper;                /* its path; NULL: not found */
 	bool active, broken;
 	int fd;                      /* our end of the socket pair, -1 */
 	pid_t pid;                   /* the helper, 0 */
@@ -28,8 +27,7 @@ struct sb_agent_watch {
 	uint64_t dropped_there;      /* the helper's count, as last reported */
 };
 
-struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host,
-	const char *helper)
+struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host)
 {
 	struct sb_agent_watch *w = calloc(1, sizeof(*w));
 	int a, b;
@@ -38,8 +36,7 @@ struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host,
 		return NULL;
 	a = snprintf(w->bench, sizeof(w->bench), "%s", dir);
 	b = snprintf(w->dir, sizeof(w->dir), "%s/%s", dir, SB_WATCH_DIR);
-	if (a < 0 || (size_t)a >= sizeof(w->bench) || b < 0 || (size_t)b >= sizeof(w->dir) ||
-	    (helper != NULL && (w->helper = strdup(helper)) == NULL)) {
+	if (a < 0 || (size_t)a >= sizeof(w->bench) || b < 0 || (size_t)b >= sizeof(w->dir)) {
 		free(w);
 		return NULL;
 	}
@@ -63,6 +60,12 @@ int sb_agent_watch_find_helper(const char *self, char *buf, size_t size)
 	return -1;
 }
 
+void sb_agent_watch_warn(const char *what, const char *why)
+{
+	fprintf(stderr, "sbagent: warning: live watch off: %s%s%s (the log files have "
+		"every record)\n", what, why ? ": " : "", why ? why : "");
+}
+
 /* Told once: the run goes on without live watch. */
 static void give_up(struct sb_agent_watch *w, const char *what, const char *why)
 {
@@ -70,8 +73,7 @@ static void give_up(struct sb_agent_watch *w, const char *what, const char *why)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
-	fprintf(stderr, "sbagent: warning: live watch off: %s%s%s (the log files have "
-		"every record)\n", what, why ? ": " : "", why ? why : "");
+	sb_agent_watch_warn(what, why);
 }
 
 /* Whether watch/ has an endpoint file of a watcher that may be alive. */
@@ -95,12 +97,15 @@ static bool any_watcher(const struct sb_agent_watch *w)
  * pair closes, after sending what it holds, not at the job's SIGTERM). */
 static int start(struct sb_agent_watch *w)
 {
-	char *argv[] = { w->helper, w->bench, w->host, NULL };
+	char self[PATH_MAX], helper[PATH_MAX + 64];
+	char *argv[] = { helper, w->bench, w->host, NULL };
 	posix_spawn_file_actions_t fa;
 	extern char **environ;
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int sv[2], rc;
 
-	if (w->helper == NULL) {
+	self[sl > 0 ? sl : 0] = '\0';
+	if (sb_agent_watch_find_helper(self, helper, sizeof(helper)) != 0) {
 		give_up(w, "no " SB_AGENT_WATCH_HELPER " beside sbagent", NULL);
 		return -1;
 	}
@@ -116,7 +121,7 @@ static int start(struct sb_agent_watch *w)
 		if (rc == 0)
 			rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 		if (rc == 0)
-			rc = posix_spawn(&w->pid, w->helper, &fa, NULL, argv, environ);
+			rc = posix_spawn(&w->pid, helper, &fa, NULL, argv, environ);
 		posix_spawn_file_actions_destroy(&fa);
 	}
 	close(sv[1]);
@@ -216,6 +221,5 @@ void sb_agent_watch_destroy(struct sb_agent_watch *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	free(w->helper);
 	free(w);
 }

@@ -30,11 +30,10 @@ enum {
 
 struct sb_agent_watch;
 
-/* For the benchmark directory dir, this host's short name and the helper's
- * path (NULL: none was found; a watcher then gets a warning).  Looks at
- * nothing yet; NULL when out of memory (then no watch). */
-struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host,
-	const char *helper);
+/* For the benchmark directory dir and this host's short name.  Looks at
+ * nothing yet (the helper is looked for only when a watcher exists); NULL
+ * when out of memory (then no watch). */
+struct sb_agent_watch *sb_agent_watch_create(const char *dir, const char *host);
 
 /* The helper's path for the sbagent at self (its /proc/self/exe) into buf;
  * -1 when neither place has it. */
@@ -60,6 +59,10 @@ uint64_t sb_agent_watch_dropped(struct sb_agent_watch *w);
 /* The helper's pid, or 0: it is sbagent's child, which the run's reaping
  * and killing leave alone. */
 pid_t sb_agent_watch_pid(const struct sb_agent_watch *w);
+
+/* The one warning of live watch going off, on stderr (sbagent's or its
+ * helper's): what failed, and why (NULL: nothing more to say). */
+void sb_agent_watch_warn(const char *what, const char *why);
 
 /* Closes the socket pair (the helper sends what it holds, then exits) and
  * frees w.  Accepts NULL. */

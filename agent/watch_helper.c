@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	s = sb_agent_sender_create(argv[1], argv[2]);
 	if (s == NULL) {
-		fprintf(stderr, "sbagent: warning: live watch off: out of memory\n");
+		sb_agent_watch_warn("out of memory", NULL);
 		return 1;
 	}
 	for (;;) {
