@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <msgpack.h>
 
@@ -63,10 +64,18 @@ struct sb_agent_outcome {
 	struct sb_agent_early_hit early; /* an early-stop rule stopped the command */
 };
 
+/* Seconds on CLOCK_MONOTONIC (one clock for the run loop and the result
+ * hashing budget). */
+static inline double sb_agent_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* ---- run.c ---------------------------------------------------------- */
 
-/* Seconds on CLOCK_MONOTONIC. */
-double sb_agent_now(void);
 
 /* Runs run->argv as a child in its own process group and handles signals,
  * heartbeats and reaping until the whole process tree is gone, then stats

@@ -64,14 +64,6 @@ struct loop {
 	struct sb_agent_early_hit early; /* an early-stop rule held: TERM was sent */
 };
 
-double sb_agent_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* A record that cannot be written is reported and the run goes on: the
  * writer keeps it pending and writes it before the next one (or, when an
  * earlier one is still pending, the record is skipped and counted). */

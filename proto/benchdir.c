@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "proto/benchdir.h"
-#include "sbench/logview.h"
+#include "sbench/log.h"
 
 static int fmt(char *buf, size_t size, const char *dir, const char *f, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -1,7 +1,7 @@
 /* The paths inside a benchmark directory (docs/benchmark-dir.md), formatted
  * in one place for sbctl and sbagent, and the agents' log file names parsed
  * in one place (sb_log_name_parse and sb_log_name_cmp, public in
- * include/sbench/logview.h, live in proto/benchdir.c).
+ * include/sbench/log.h, live in proto/benchdir.c).
  *
  * Each sb_bdir_* function writes "<dir>/<path>" into buf of size bytes, or
  * just "<path>" when dir is NULL, and returns its length; -1 when it does

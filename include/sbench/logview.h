@@ -138,27 +138,6 @@ int sb_logview_verify_buffer(const char *path, const struct sb_logview_opts *opt
 /* Frees a buffer of sb_logview_verify_buffer.  Accepts NULL. */
 void sb_logview_free(char *buf);
 
-/* An agent's log file name, `<child>.a<attempt>.j<job>.r<restart>.log`
- * (docs/benchmark-dir.md): the numbers are decimal digits that fit an
- * int64_t, the job is [0-9a-z]+ ("none" outside Slurm). */
-struct sb_log_name {
-	int64_t child;
-	int64_t attempt;
-	int64_t restart;
-	const char *job; /* points into the name parsed, not NUL-terminated there */
-	size_t job_len;
-};
-
-/* Parses a file name (the last component, without a directory) into *out.
- * Returns 0, or -1 when name is not an agent's log file name (*out is then
- * unchanged).  Thread-safe. */
-int sb_log_name_parse(const char *name, struct sb_log_name *out);
-
-/* Compares two parsed names in child order: child, attempt, restart, then
- * the job (numerically when both are digits); <0, 0 or >0 like strcmp.
- * Thread-safe. */
-int sb_log_name_cmp(const struct sb_log_name *a, const struct sb_log_name *b);
-
 #ifdef __cplusplus
 }
 #endif

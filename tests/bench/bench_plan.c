@@ -11,7 +11,7 @@
 
 #include <msgpack.h>
 
-#include "ctl/canon.h"
+#include "base/canon.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 
@@ -114,7 +114,7 @@ static int run(long children)
 	return 0;
 }
 
-/* The canonical writer of ctl/canon.c against msgpack-c's packer over an
+/* The canonical writer of ctl/base/canon.c against msgpack-c's packer over an
  * sbuffer, for the map of a typical child (the bytes are equal:
  * tests/spec/test_spec.c).  This is why plan.c uses its own writer. */
 static void writer_vs_msgpack(void)
@@ -172,7 +172,7 @@ static void writer_vs_msgpack(void)
 		sum -= sb.size;
 	}
 	t2 = now();
-	printf("canonical map of a child x %ld: ctl/canon.c %.0f ns, msgpack-c sbuffer %.0f ns%s\n",
+	printf("canonical map of a child x %ld: ctl/base/canon.c %.0f ns, msgpack-c sbuffer %.0f ns%s\n",
 	       rounds, (t1 - t0) * 1e9 / (double)rounds, (t2 - t1) * 1e9 / (double)rounds,
 	       sum == 0 ? "" : " (BYTE COUNTS DIFFER)");
 	fflush(stdout);

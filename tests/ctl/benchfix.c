@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "ctl/bench.h"
-#include "ctl/canon.h"
-#include "ctl/jobs.h"
-#include "ctl/subm.h"
+#include "bench/bench_private.h"
+#include "base/canon.h"
+#include "bench/jobs.h"
+#include "bench/subm.h"
 #include "proto/benchdir.h"
 #include "proto/util.h"
 #include "sbench/key.h"

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl/index.h"
+#include "bench/index_private.h"
 
 /* Forks a child that opens the index at path, begins a transaction, writes
  * benchmarks "lost-N" with long directory names (several MB: more than

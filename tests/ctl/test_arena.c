@@ -1,4 +1,4 @@
-/* The bump allocator (ctl/arena.h): zeroed room aligned to 16, texts
+/* The bump allocator (ctl/base/arena.h): zeroed room aligned to 16, texts
  * packed without alignment, a large allocation that keeps the current
  * chunk's room, and release that leaves the arena usable. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "ctl/arena.h"
+#include "base/arena.h"
 
 static void test_alloc_aligned_and_zeroed(void **state)
 {

@@ -1,4 +1,4 @@
-/* ctl/bench.c alone: the benchmark directory made in a temporary root
+/* ctl/bench/bench.c alone: the benchmark directory made in a temporary root
  * (its entries, modes and record), made again (nothing changes), completed
  * after an interrupted create, opened from a path below it, planned against
  * its digest, and refused when its ownership or modes, or its record, are
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "ctl/bench.h"
+#include "bench/bench_private.h"
 #include "tests/ctl/benchfix.h"
 
 static const char spec_text[] =

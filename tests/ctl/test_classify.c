@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/classify.h"
+#include "status/classify.h"
 
 #define NOW (1800000000LL * 1000000000LL)
 #define S(x) ((int64_t)(x) * 1000000000LL)

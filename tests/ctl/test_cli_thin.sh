@@ -1,22 +1,22 @@
 #!/bin/bash
 # sbctl's command files are thin: each includes only public headers
-# (<sbench/...>) plus ctl/commands.h and ctl/numarg.h, and its object calls
+# (<sbench/...>) plus cli/commands.h and cli/numarg.h (ctl/cli/), and its object calls
 # no sb_* function but those libsbench.so exports (the public headers'),
 # the CLI's own (sb_cli_*) and the argument parser's (sb_parse_*).
 set -u
 fails=0
 not_yet=" "
 map=$SB_BUILD/ctl/libsbench.map
-objdir=$SB_BUILD/ctl/CMakeFiles/sbctl.dir
+objdir=$SB_BUILD/ctl/CMakeFiles/sbctl.dir/cli
 [ -s "$map" ] || { echo "not ok - no $map"; exit 1; }
 exported=$(grep -o 'sb_[a-z0-9_]*' "$map" | sort -u)
 n=0
-for f in "$SB_SRC"/ctl/cmd_*.c; do
+for f in "$SB_SRC"/ctl/cli/cmd_*.c; do
 	name=${f##*/}
 	case $not_yet in *" $name "*) continue ;; esac
 	n=$((n + 1))
 	bad=$(grep -o '#include "[^"]*"' "$f" | sed 's/#include "\(.*\)"/\1/' |
-		grep -v -x 'ctl/commands.h\|ctl/numarg.h\|sbench/[a-z]*\.h')
+		grep -v -x 'cli/commands.h\|cli/numarg.h\|sbench/[a-z]*\.h')
 	if [ -n "$bad" ]; then
 		echo "not ok - $name includes private headers: $bad"; fails=$((fails + 1))
 	else

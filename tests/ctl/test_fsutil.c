@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl/fsutil.h"
+#include "base/fsutil.h"
 
 static char dir[64];
 

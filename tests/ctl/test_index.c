@@ -15,7 +15,7 @@
 
 #include <sqlite3.h>
 
-#include "ctl/index.h"
+#include "bench/index_private.h"
 #include "killed_writer.h"
 
 static char dir[64], path[128];

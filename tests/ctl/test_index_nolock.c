@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/index.h"
+#include "bench/index_private.h"
 
 int __real_fcntl(int fd, int cmd, ...);
 int __wrap_fcntl(int fd, int cmd, ...);

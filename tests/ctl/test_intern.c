@@ -1,4 +1,4 @@
-/* ctl/intern.h: one copy per distinct text, stable across growth. */
+/* ctl/base/intern.h: one copy per distinct text, stable across growth. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/intern.h"
+#include "base/intern.h"
 
 static void test_intern(void **state)
 {

@@ -1,4 +1,4 @@
-/* ctl/jobs.c alone, on a benchmark made in a temporary root (whose path
+/* ctl/bench/jobs.c alone, on a benchmark made in a temporary root (whose path
  * holds a quote, for the script's shell quoting): chunks of at most
  * MaxArraySize children, their names and --array texts; the batch script;
  * attempts written whole, read back, written again unchanged, told apart
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "ctl/bench.h"
-#include "ctl/jobs.h"
+#include "bench/bench_private.h"
+#include "bench/jobs.h"
 #include "tests/ctl/benchfix.h"
 
 static const char spec_text[] =

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ctl/numarg.h"
+#include "cli/numarg.h"
 
 static void test_uint(void **state)
 {

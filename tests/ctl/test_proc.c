@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ctl/proc.h"
+#include "base/proc.h"
 
 static void test_captures_stdout_and_exit_code(void **state)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/sched.h"
+#include "slurm/sched.h"
 
 
 /* A row's JobID text. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "ctl/slurmcfg.h"
+#include "slurm/slurmcfg.h"
 
 static void test_real_layout(void **state)
 {

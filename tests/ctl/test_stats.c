@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/analyze.h"
+#include "analyze/analyze_private.h"
 
 static void test_odd_count(void **state)
 {

@@ -17,12 +17,12 @@
 
 #include <cmocka.h>
 
-#include "ctl/bench.h"
-#include "ctl/canon.h"
-#include "ctl/jobs.h"
-#include "ctl/proc.h"
-#include "ctl/status.h"
-#include "ctl/subm.h"
+#include "bench/bench_private.h"
+#include "base/canon.h"
+#include "bench/jobs.h"
+#include "base/proc.h"
+#include "status/status_private.h"
+#include "bench/subm.h"
 #include "proto/benchdir.h"
 #include "proto/util.h"
 #include "sbench/log.h"

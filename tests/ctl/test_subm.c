@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ctl/subm.h"
+#include "bench/subm.h"
 
 static struct sb_subm_entry v[16];
 static struct sb_subm s = { .v = v };

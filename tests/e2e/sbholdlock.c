@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ctl/fsutil.h"
+#include "base/fsutil.h"
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ctl/canon.h"
+#include "base/canon.h"
 #include "sbench/key.h"
 #include "sbench/log.h"
 

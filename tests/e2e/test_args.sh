@@ -1,6 +1,6 @@
 #!/bin/bash
 # Numbers on sbctl's command line are parsed strictly, by one parser
-# (ctl/numarg.c): a child index is digits only and below the benchmark's
+# (ctl/cli/numarg.c): a child index is digits only and below the benchmark's
 # child count; --settle, --timeout and --interval are digits with an
 # optional fraction.  Anything else ("-1", which strtoull read as
 # 18446744073709551615, "+1", " 1", "0x10", "1e3", "nan", "") is a usage

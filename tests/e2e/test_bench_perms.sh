@@ -3,7 +3,7 @@
 # jobs/, keys/, keys/hmac.key), owned by someone else or with too open a
 # mode is refused by every command that opens the benchmark, with exit 2 (an
 # input error about the named benchmark) and one message naming the entry
-# and what is wrong (ctl/bench.c, sb_bench_check_dir).
+# and what is wrong (ctl/bench/bench.c, sb_bench_check_dir).
 . "$(dirname "$0")/lib.sh"
 
 if [ "$T_UID" != 0 ]; then

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/logview.h"
+#include "log/logview_private.h"
 #include "proto/record.h"
 #include "sbench/log.h"
 

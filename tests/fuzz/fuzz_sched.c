@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/sched.h"
+#include "slurm/sched.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "ctl/plan_canon.h"
+#include "plan/plan_canon.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"

@@ -1,4 +1,4 @@
-/* The JSON and human views of records (ctl/logview.c), and the library
+/* The JSON and human views of records (ctl/log/logview.c), and the library
  * operation sb_logview_verify (include/sbench/logview.h) called directly. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ctl/logview.h"
+#include "log/logview_private.h"
 #include "sbench/logview.h"
 
 /* Renders the msgpack bytes mp[0..n) as JSON and compares with want. */

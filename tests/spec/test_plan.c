@@ -12,8 +12,8 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "ctl/plan_canon.h"
-#include "ctl/plan_json.h"
+#include "plan/plan_canon.h"
+#include "plan/plan_json.h"
 #include "proto/json.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"

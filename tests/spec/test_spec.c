@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <msgpack.h>
 
-#include "ctl/plan_canon.h"
+#include "plan/plan_canon.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"

@@ -1,0 +1,95 @@
+/* A verified finish record read back (bench/finish.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/finish.h"
+#include "proto/mpcheck.h"
+#include "proto/util.h"
+
+/* The text of a number of the record, or "?" */
+static const char *num_text(const msgpack_object *o, char buf[SB_DOUBLE_TEXT_MAX])
+{
+	if (o == NULL)
+		return "?";
+	switch (o->type) {
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		snprintf(buf, SB_DOUBLE_TEXT_MAX, "%" PRIu64, o->via.u64);
+		return buf;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		snprintf(buf, SB_DOUBLE_TEXT_MAX, "%" PRId64, o->via.i64);
+		return buf;
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64:
+		return sb_fmt_double(o->via.f64, buf);
+	default:
+		return "?";
+	}
+}
+
+/* Seconds as a whole number of seconds for a reason ("600"). */
+static const char *secs_text(const msgpack_object *o, char buf[SB_DOUBLE_TEXT_MAX])
+{
+	if (o && (o->type == MSGPACK_OBJECT_FLOAT64 || o->type == MSGPACK_OBJECT_FLOAT32)) {
+		snprintf(buf, SB_DOUBLE_TEXT_MAX, "%.0f", o->via.f64);
+		return buf;
+	}
+	return num_text(o, buf);
+}
+
+static int str_of(const msgpack_object *o, const char **s, int *n)
+{
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR || o->via.str.size > 1024)
+		return -1;
+	*s = o->via.str.ptr;
+	*n = (int)o->via.str.size;
+	return 0;
+}
+
+int sb_early_stop_reason(const msgpack_object *o, char **reason)
+{
+	char v[SB_DOUBLE_TEXT_MAX], a[SB_DOUBLE_TEXT_MAX];
+	const char *metric = "?", *rule = "?";
+	int nm = 1, nr = 1;
+
+	*reason = NULL;
+	if (o == NULL || o->type == MSGPACK_OBJECT_NIL)
+		return 0;
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return (*reason = strdup("stopped by an early-stop rule")) ? 0 : -1;
+	str_of(sb_mp_get(o, "metric"), &metric, &nm);
+	str_of(sb_mp_get(o, "rule"), &rule, &nr);
+	/* the rule as declared; when it held is in the record (after_s) */
+	if (asprintf(reason, "%.*s=%s %.*s after %s s, as declared", nm, metric,
+		     num_text(sb_mp_get(o, "value"), v), nr, rule,
+		     secs_text(sb_mp_get(o, "declared_after_s"), a)) < 0) {
+		*reason = NULL;
+		return -1;
+	}
+	/* the record's strings go into a one-line reason */
+	for (char *p = *reason; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return 0;
+}
+
+bool sb_metric_value(const msgpack_object *v, struct sb_metric *m)
+{
+	m->is_int = false;
+	m->i = 0;
+	if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
+		m->value = v->via.f64;
+	} else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+		m->is_int = v->via.u64 <= INT64_MAX;
+		m->i = (int64_t)v->via.u64;
+		m->value = (double)v->via.u64;
+	} else if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+		m->is_int = true;
+		m->i = v->via.i64;
+		m->value = (double)v->via.i64;
+	} else {
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,65 @@
+/* sbctl output BENCH CHILD: a child's Slurm stdout and stderr (every
+ * attempt and restart, oldest first), from the chunk directories Slurm
+ * writes them into: sb_bench_output finds them. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/numarg.h"
+#include "sbench/sbench.h"
+
+static void copy_file(const char *path)
+{
+	char buf[65536];
+	size_t r;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return;
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, r, stdout);
+	fclose(f);
+}
+
+int cmd_output(int argc, char **argv)
+{
+	struct sb_bench *b;
+	struct sb_error err;
+	char *dir, **files;
+	uint64_t child;
+	size_t i, n;
+	int rc;
+
+	if (argc != 3 || argv[1][0] == '-') {
+		int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+		fputs("usage: sbctl output BENCH CHILD\n", help ? stdout : stderr);
+		return help ? SB_EXIT_OK : SB_EXIT_USAGE;
+	}
+	if (sb_parse_uint(argv[2], SIZE_MAX, &child, &err) < 0) {
+		fprintf(stderr, "sbctl output: CHILD must be a child index: %s\n", err.msg);
+		return SB_EXIT_USAGE;
+	}
+	b = sb_bench_find(sb_cli_ctx(), argv[1], &err);
+	if (b == NULL) {
+		fprintf(stderr, "sbctl output: %s\n", err.msg);
+		return SB_EXIT_USAGE;
+	}
+	rc = sb_bench_output(b, (size_t)child, &dir, &files, &n, &err);
+	sb_bench_destroy(b);
+	if (rc < 0) {
+		fprintf(stderr, "sbctl output: %s%s\n", err.code == SB_ERR_NOT_FOUND
+			? "CHILD must be a child index: " : "", err.msg);
+		return sb_cli_exit(&err);
+	}
+	if (n == 0)
+		printf("no Slurm output yet for child %" PRIu64 " (its run directory is %s)\n", child, dir);
+	for (i = 0; i < n; i++) {
+		printf("== %s\n", files[i]);
+		copy_file(files[i]);
+	}
+	sb_free(files);
+	sb_free(dir);
+	return fflush(stdout) == 0 ? SB_EXIT_OK : SB_EXIT_RUNTIME;
+}

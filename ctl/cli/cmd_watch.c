@@ -1,0 +1,161 @@
+/* sbctl watch BENCH [--json] [--until-done] [--timeout SECONDS] [--bind ADDR]
+ * (docs/sbctl-watch.md): <sbench/watch.h> does the work; this file parses,
+ * picks the rendering (JSON lines, plain lines, or the live view on a
+ * terminal) and maps the end to an exit status. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/numarg.h"
+#include "sbench/sbench.h"
+
+#define VIEW_EVERY 0.25 /* seconds between two redraws of the live view */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: sbctl watch BENCH [--json] [--until-done] [--timeout SECONDS] [--bind ADDR]\n", f);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void redraw(const struct sb_watch *w)
+{
+	struct winsize ws;
+	struct sb_error err;
+
+	fputs("\033[H\033[J", stdout);
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0)
+		ws.ws_col = 80;
+	sb_watch_render_view(w, stdout, ws.ws_col, &err);
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct sb_watch_opts o = { 0 };
+	const char *bench = NULL;
+	struct sb_watch *w;
+	struct sb_error err;
+	struct sigaction sa;
+	bool json = false, view, dirty = true;
+	double last_draw = 0;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (!strcmp(s, "--json")) {
+			json = true;
+		} else if (!strcmp(s, "--until-done")) {
+			o.until_done = true;
+		} else if (!strcmp(s, "--timeout")) {
+			if (i + 1 >= argc || sb_parse_seconds(argv[++i], 1e9, &o.timeout, &err) < 0) {
+				fprintf(stderr, "sbctl watch: --timeout needs a number of seconds%s%s\n",
+					i < argc ? ": " : "", i < argc ? err.msg : "");
+				return SB_EXIT_USAGE;
+			}
+		} else if (!strcmp(s, "--bind")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "sbctl watch: --bind needs an address (tcp://HOST:PORT)\n");
+				return SB_EXIT_USAGE;
+			}
+			o.bind = argv[++i];
+		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+			usage(stdout);
+			return SB_EXIT_OK;
+		} else if (s[0] == '-' && s[1]) {
+			fprintf(stderr, "sbctl watch: unknown option '%s'\n", s);
+			usage(stderr);
+			return SB_EXIT_USAGE;
+		} else if (bench == NULL) {
+			bench = s;
+		} else {
+			fprintf(stderr, "sbctl watch: more than one BENCH given\n");
+			return SB_EXIT_USAGE;
+		}
+	}
+	if (bench == NULL) {
+		fprintf(stderr, "sbctl watch: missing BENCH (a benchmark directory, name or digest prefix)\n");
+		usage(stderr);
+		return SB_EXIT_USAGE;
+	}
+	view = !json && isatty(STDOUT_FILENO);
+	o.track_status = view;
+	o.stop = &stop;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error: the watch ends */
+	sb_ctx_set_progress(sb_cli_ctx(), NULL, NULL);
+	if (sb_watch_open(sb_cli_ctx(), bench, &o, &w, &err) < 0) {
+		fprintf(stderr, "sbctl watch: %s\n", err.msg);
+		return sb_cli_exit(&err);
+	}
+	for (;;) {
+		struct sb_watch_event ev;
+
+		rc = sb_watch_next(w, view ? VIEW_EVERY : -1, &ev, &err);
+		if (rc < 0 || rc == SB_WATCH_DONE)
+			break;
+		if (rc == SB_WATCH_EVENT && view) {
+			dirty = true;
+		} else if (rc == SB_WATCH_EVENT) {
+			if ((json ? sb_watch_event_json(w, &ev, stdout, &err) :
+			     sb_watch_event_text(w, &ev, stdout, &err)) < 0) {
+				rc = -1;
+				break;
+			}
+			if (json && (fputc('\n', stdout) == EOF || fflush(stdout) != 0)) {
+				rc = -1;
+				snprintf(err.msg, sizeof(err.msg), "cannot write the output");
+				err.code = SB_ERR_RUNTIME;
+				break;
+			}
+		}
+		if (view && dirty && mono() - last_draw >= VIEW_EVERY) {
+			redraw(w);
+			last_draw = mono();
+			dirty = false;
+		}
+	}
+	if (view)
+		redraw(w);
+	if (rc < 0) {
+		/* a reader that went away (EPIPE) is the end, not a failure */
+		bool pipe_gone = ferror(stdout) != 0;
+
+		if (!pipe_gone)
+			fprintf(stderr, "sbctl watch: %s\n", err.msg);
+		sb_watch_close(w);
+		return pipe_gone ? SB_EXIT_OK : sb_cli_exit(&err);
+	}
+	rc = SB_EXIT_OK;
+	if (!strcmp(sb_watch_done_reason(w), "done"))
+		rc = sb_status_all_succeeded(sb_watch_status(w)) ? SB_EXIT_OK : SB_EXIT_PROBLEM;
+	else if (!strcmp(sb_watch_done_reason(w), "timeout") && o.until_done) {
+		fprintf(stderr, "sbctl watch: timed out with children still pending or running\n");
+		rc = SB_EXIT_RUNTIME;
+	}
+	sb_watch_close(w);
+	return rc;
+}

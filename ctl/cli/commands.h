@@ -1,0 +1,60 @@
+/* The sbctl commands, one file each (cli/cmd_<name>.c).  Each takes the
+ * arguments after the command name (argv[0] is the command name) and returns
+ * the process exit status (docs/sbctl.md, "EXIT STATUS": 0, 1, 2, or 3). */
+#ifndef SB_CTL_COMMANDS_H
+#define SB_CTL_COMMANDS_H
+
+#include <stdbool.h>
+
+#include "sbench/error.h"
+
+enum sb_exit {
+	SB_EXIT_OK = 0,
+	SB_EXIT_RUNTIME = 1,
+	SB_EXIT_USAGE = 2,
+	SB_EXIT_PROBLEM = 3,
+	SB_EXIT_LANE_BUSY = 4,  /* submit --lane only: nothing submitted (docs/lane.md) */
+};
+
+/* The exit status for a failed library call: 2 for input and not-found
+ * errors, 1 for the rest (runtime, out of memory). */
+static inline int sb_cli_exit(const struct sb_error *err)
+{
+	return err->code == SB_ERR_INPUT || err->code == SB_ERR_NOT_FOUND ? SB_EXIT_USAGE
+									 : SB_EXIT_RUNTIME;
+}
+
+struct sb_ctx;
+/* The context of this sbctl process (cli/context.c): the library's
+ * defaults as the environment sets them, warnings and progress on stderr
+ * as "sbctl CMD: ...".  Opened by main.c before a command runs (-1 with
+ * err when the environment names something unusable), closed after. */
+struct sb_ctx *sb_cli_ctx(void);
+int sb_cli_ctx_open(const char *cmd, struct sb_error *err);
+void sb_cli_ctx_close(void);
+
+int cmd_keygen(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_index(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_rerun(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_output(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_forget(int argc, char **argv);
+
+struct sb_submit_opts;
+struct sb_lane_opts;
+/* sbctl submit with --check or --lane (ctl/cli/cmd_lane.c): submits, renders,
+ * and returns 0, 1, 2, 3 (the check found a failure) or 4 (the lane was
+ * busy). */
+int cmd_submit_lane(const char *spec, const struct sb_submit_opts *o,
+		    const struct sb_lane_opts *lo, bool json);
+
+#endif

@@ -1,0 +1,101 @@
+/* The context of this sbctl process: the library's defaults as the
+ * environment sets them, and where the library's warnings and progress go
+ * (stderr). */
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "sbench/context.h"
+
+static struct sb_ctx *cli_ctx;
+
+/* When SB_AGENT did not name the sbagent the batch scripts run: the one
+ * installed beside this sbctl, when there is one (else the context names
+ * none, and a submit says so).  The library never looks for it itself. */
+static int default_agent(struct sb_ctx *ctx, struct sb_error *err)
+{
+	char self[PATH_MAX], *agent;
+	ssize_t n;
+	int rc = 0;
+
+	if (sb_ctx_agent(ctx) != NULL)
+		return 0;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return 0;
+	self[n] = '\0';
+	if (asprintf(&agent, "%s/sbagent", dirname(self)) < 0)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if (access(agent, X_OK) == 0)
+		rc = sb_ctx_set_agent(ctx, agent, err);
+	free(agent);
+	return rc;
+}
+
+/* What the library tells while it works, on stderr: warnings as
+ * "sbctl COMMAND: MESSAGE" lines, progress (on a terminal only) as one line
+ * rewritten in place and cleared when done. */
+struct cli_term {
+	const char *cmd;
+	bool line; /* a progress line is showing */
+};
+
+static void cli_warn(void *user, const char *msg)
+{
+	struct cli_term *t = user;
+
+	if (t->line)
+		fputc('\n', stderr);
+	t->line = false;
+	fprintf(stderr, "sbctl %s: %s\n", t->cmd, msg);
+}
+
+static void cli_progress(void *user, const char *what, size_t done, size_t total)
+{
+	struct cli_term *t = user;
+
+	if (done >= total) {
+		if (t->line)
+			fputs("\r\033[K", stderr);
+		t->line = false;
+	} else {
+		fprintf(stderr, "\r%s: %zu/%zu\033[K", what, done, total);
+		t->line = true;
+	}
+	fflush(stderr);
+}
+
+static struct cli_term term;
+
+struct sb_ctx *sb_cli_ctx(void)
+{
+	return cli_ctx;
+}
+
+int sb_cli_ctx_open(const char *cmd, struct sb_error *err)
+{
+	/* the defaults the library uses, from this process's environment:
+	 * the one place sbctl reads SB_ROOT, SB_AGENT, SB_INDEX,
+	 * XDG_STATE_HOME, HOME and SB_LOOKUP_WINDOW */
+	cli_ctx = sb_ctx_create(err);
+	if (cli_ctx == NULL || sb_ctx_load_env(cli_ctx, environ, err) < 0 ||
+	    default_agent(cli_ctx, err) < 0) {
+		sb_cli_ctx_close();
+		return -1;
+	}
+	term.cmd = cmd;
+	sb_ctx_set_warn(cli_ctx, cli_warn, &term);
+	if (isatty(STDERR_FILENO))
+		sb_ctx_set_progress(cli_ctx, cli_progress, &term);
+	return 0;
+}
+
+void sb_cli_ctx_close(void)
+{
+	sb_ctx_destroy(cli_ctx);
+	cli_ctx = NULL;
+}

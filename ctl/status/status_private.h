@@ -1,0 +1,49 @@
+/* sbctl status (docs/classification.md, docs/sbctl-status.md): gather every
+ * piece of evidence about a benchmark — its signed logs, sbctl's own
+ * submission records, the scheduler's rows — classify every child, and
+ * record the scheduler's final word for children that are over, signed.
+ * What the folders above status/ use of it. */
+#ifndef SB_CTL_STATUS_PRIVATE_H
+#define SB_CTL_STATUS_PRIVATE_H
+
+#include "status/status_stages.h"
+#include "status/status_types.h"
+
+/* Computes the status of the benchmark b, planned (sb_bench_plan), into st
+ * (zeroed by the caller), which borrows b.  -1 with err when evidence cannot be gathered (the
+ * scheduler does not answer: st->sched_failed and SB_ERR_SCHEDULER, use
+ * offline; an unreadable benchmark directory; a submissions log that does
+ * not verify); st can be released either way.
+ *
+ * The evidence is read in an order in which it can only grow in the safe
+ * direction: the submission records (the job ids), then the scheduler
+ * (squeue, then sacct), then the logs.  A job that ends between two reads
+ * is seen running by the scheduler and finished by its log, never over by
+ * the scheduler with a log that has not caught up.  Failing to record the
+ * reconciled outcomes (a full disk) is not a failure: st->outcome_error
+ * says why, and no partial file is left. */
+int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
+		     struct sb_status *st, struct sb_error *err);
+
+/* Finds the benchmark a BENCH argument names (sb_bench_find), plans it and
+ * computes its status, which owns the benchmark.  -2 when BENCH names no
+ * benchmark (a usage error), -1 on other failures; st can be released
+ * either way. */
+int sb_status_run(const char *bench, const struct sb_status_cfg *o, struct sb_status *st,
+		  struct sb_error *err);
+
+void sb_status_release(struct sb_status *st);
+
+struct sb_json;
+/* The "benchmark" object of the --json outputs: name, tag, digest, dir,
+ * children. */
+void sb_status_json_benchmark(struct sb_json *j, const struct sb_bench *b);
+
+/* Opens the top-level object of status and analyze --json: "format": 1,
+ * "benchmark", "scheduler". */
+void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
+
+/* An object with the count of each of the 12 classes, in contract order. */
+void sb_status_json_counts(struct sb_json *j, const size_t *counts);
+
+#endif

@@ -1,0 +1,89 @@
+/* Stage 4 of a status (status/status.c), the classification: a verdict
+ * for every attempt from the evidence gathered (sb_classify,
+ * status/classify.h), a class for every child (its latest attempt's), and
+ * the counts. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec/spec_private.h"
+#include "status/status_stages.h"
+
+/* The log read belongs to an earlier run of a requeued job than the one
+ * the scheduler describes: it is not evidence about the latest run. */
+static void forget_earlier_run(struct sb_attempt_status *a)
+{
+	sb_log_evidence_release(&a->log);
+	a->log_by_job = false;
+	a->log_rel = NULL;
+	a->metrics = NULL; /* in a store, released with the status */
+	a->nmetrics = 0;
+}
+
+/* Classifies one attempt from the evidence gathered (its outcome record,
+ * if any, already its row unless the scheduler gave one). */
+static int classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
+			    const struct sb_status_cancel *cancels, size_t ncancels,
+			    const struct sb_classify_params *p)
+{
+	struct sb_verdict v = { 0 };
+	size_t k;
+
+	a->sched.consulted = st->consulted;
+	/* a submit that began after the lock was probed is running too */
+	a->sched.submitting = st->submitting ||
+			      (!a->sched.submitted && a->sched.intent_ns >= st->probed_ns);
+	for (k = 0; k < ncancels; k++)
+		if (cancels[k].attempt == a->attempt &&
+		    (cancels[k].chunk < 0 || cancels[k].chunk == a->chunk))
+			a->sched.cancel_recorded = true;
+	if (a->sched.has_row && a->log.present && a->sched_restart > a->log_restart)
+		forget_earlier_run(a);
+	sb_classify(&a->log, &a->sched, p, &v);
+	if (a->duplicate) {
+		char *was = strdup(v.reason);
+		sb_verdict_set_reason(&v, "%s%schunk %" PRId32 " of attempt %" PRId32 " was "
+				      "submitted more than once (arrays %s): classified by array %s",
+				      was ? was : "", was && was[0] ? "; " : "", a->chunk, a->attempt,
+				      a->duplicate, a->array_job);
+		free(was);
+	}
+	a->verdict.cls = v.cls;
+	a->verdict.reason = sb_intern(&st->texts, v.reason);
+	sb_verdict_release(&v);
+	return a->verdict.reason ? 0 : -1;
+}
+
+/* Stage 4, classification: a verdict for every attempt, a class for every
+ * child (its latest attempt's), and the counts. */
+int sb_status_classify(struct sb_status_gather *g, struct sb_error *err)
+{
+	struct sb_status *st = g->st;
+	struct sb_classify_params p = {
+		.now_ns = st->now_ns, .asked_ns = st->asked_ns,
+		.heartbeat_s = sb_spec_heartbeat(g->b->spec), .settle_s = g->o->settle_s,
+	};
+	size_t c, i;
+
+	for (c = 0; c < st->n; c++) {
+		struct sb_child_status *ch = &st->children[c];
+		for (i = 0; i < ch->nattempts; i++)
+			if (classify_attempt(st, &ch->attempts[i], g->cancel_v, g->ncancels, &p) < 0)
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		ch->latest = ch->nattempts ? &ch->attempts[ch->nattempts - 1] : NULL;
+		if (ch->latest) {
+			ch->cls = ch->latest->verdict.cls;
+			ch->reason = ch->latest->verdict.reason;
+		} else if (st->submitting) {
+			ch->cls = SB_CLASS_PENDING;
+			ch->reason = "being submitted (a submit of this benchmark is running: no job id "
+				     "recorded yet)";
+		} else {
+			ch->cls = SB_CLASS_MISSING;
+			ch->reason = "never submitted";
+		}
+		st->counts[ch->cls]++;
+	}
+	return 0;
+}

@@ -1,0 +1,1109 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench_private.h"
+#include "base/fsutil.h"
+#include "bench/index_private.h"
+#include "bench/jobs.h"
+#include "base/proc.h"
+#include "submit/reuse.h"
+#include "spec/spec_private.h"
+#include "submit/submit_private.h"
+#include "bench/subm.h"
+#include "proto/util.h"
+#include "sbench/context.h"
+
+#define SBATCH_TIMEOUT_MS 120000
+#define QUERY_TIMEOUT_MS 60000
+
+/* The first line of text, trimmed, for messages. */
+static void first_line(const char *text, char *buf, size_t size)
+{
+	size_t n = strcspn(text, "\n");
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+}
+
+/* Parses sbatch --parsable output: "JOBID" or "JOBID;CLUSTER". */
+static int parse_job_id(const char *out, char *job_id, size_t size)
+{
+	size_t n = strspn(out, "0123456789");
+
+	if (n == 0 || n >= size || (out[n] != '\0' && out[n] != '\n' && out[n] != ';'))
+		return -1;
+	memcpy(job_id, out, n);
+	job_id[n] = '\0';
+	return 0;
+}
+
+/* A job id from a line of squeue %F or sacct JobID: "123", "123_4",
+ * "123_[0-3]" -> "123"; 0 when the line names no job. */
+static int line_job_id(const char *line, char *job_id, size_t size)
+{
+	size_t n = strspn(line, "0123456789");
+
+	if (n == 0 || n >= size || (line[n] != '\0' && line[n] != '\n' && line[n] != '_' &&
+				    line[n] != ';' && line[n] != '+'))
+		return 0;
+	memcpy(job_id, line, n);
+	job_id[n] = '\0';
+	return 1;
+}
+
+/* Keeps in best the lowest job id named in text (one per line): when a
+ * chunk was submitted twice, the first array is the one to record. */
+static void lowest_job_id(const char *text, char *best, size_t size)
+{
+	char id[64];
+
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (!line_job_id(p, id, sizeof(id)) || strlen(id) >= size)
+			continue;
+		if (best[0] == '\0' || strlen(id) < strlen(best) ||
+		    (strlen(id) == strlen(best) && strcmp(id, best) < 0))
+			snprintf(best, size, "%s", id);
+	}
+}
+
+/* One program of the lookup; 1 when it answered (exit 0). */
+static int ask(char *const argv[], char *best, size_t size)
+{
+	struct sb_proc_result r;
+	int answered = 0;
+
+	if (sb_proc_run(argv, 1 << 20, QUERY_TIMEOUT_MS, &r, NULL) == 0) {
+		if (r.exit_code == 0 && !r.truncated) {
+			answered = 1;
+			lowest_job_id(r.out, best, size);
+		}
+		sb_proc_result_release(&r);
+	}
+	return answered;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The lookup window of ctx, in milliseconds. */
+static int lookup_window_ms(const struct sb_ctx *ctx)
+{
+	return (int)((ctx ? sb_ctx_lookup_window(ctx) : SB_CTX_LOOKUP_WINDOW_DEFAULT) * 1000);
+}
+
+/* Looks for the job of an sbatch whose outcome is unknown, by its name:
+ * squeue (every state still in the queue) and sacct (-S a day before the
+ * intent, in local time as sacct reads it: a day covers any time zone and
+ * clock skew), asked again every half second until window_ms has passed,
+ * so that a job whose submission was still in flight, or whose accounting
+ * record lags, is found.  1 and job_id (the lowest array job id by that
+ * name) when found, 0 when the scheduler knows none, -1 when neither
+ * squeue nor sacct ever answered (so nothing may be submitted). */
+static int find_job_by_name(const char *name, int64_t intent_ns, int window_ms, char *job_id,
+			    size_t size, struct sb_error *err)
+{
+	char opt_name[128], opt_start[32] = "2000-01-01T00:00:00";
+	time_t since = (time_t)(intent_ns / 1000000000) - 86400;
+	int64_t until = monotonic_ms() + window_ms;
+	int squeue_ok = 0, sacct_ok = 0;
+	struct tm tm;
+
+	if (snprintf(opt_name, sizeof(opt_name), "--name=%s", name) >= (int)sizeof(opt_name))
+		return sb_errorf(err, "job name '%s' is too long", name);
+	if (intent_ns > 0 && localtime_r(&since, &tm) != NULL)
+		strftime(opt_start, sizeof(opt_start), "%Y-%m-%dT%H:%M:%S", &tm);
+	job_id[0] = '\0';
+	for (;;) {
+		char *squeue[] = { "squeue", "-h", "-t", "all", opt_name, "-o", "%F", NULL };
+		char *sacct[] = { "sacct", "-n", "-X", "-P", opt_name, "-S", opt_start,
+				  "--format=JobID", NULL };
+
+		squeue_ok |= ask(squeue, job_id, size);
+		sacct_ok |= ask(sacct, job_id, size);
+		if (job_id[0])
+			return 1;
+		if (monotonic_ms() >= until)
+			break;
+		usleep(500000);
+	}
+	if (!squeue_ok && !sacct_ok)
+		return sb_errorf(err, "neither squeue nor sacct answered, so whether job '%s' was "
+				 "submitted cannot be told; nothing was submitted for it", name);
+	return 0;
+}
+
+static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, const char *job_id,
+		   bool recovered, bool now, struct sb_error *err)
+{
+	struct sb_submit_job *j = &res->jobs[res->njobs];
+
+	memset(j, 0, sizeof(*j));
+	snprintf(j->job_id, sizeof(j->job_id), "%s", job_id);
+	snprintf(j->array, sizeof(j->array), "%s", ch->array);
+	j->attempt = ch->attempt;
+	j->chunk = (int64_t)ch->index;
+	j->recovered = recovered;
+	j->submitted_now = now;
+	j->children = malloc(ch->n * sizeof(*j->children));
+	if (j->children == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	memcpy(j->children, ch->children, ch->n * sizeof(*j->children));
+	j->n = ch->n;
+	res->njobs++;
+	return 0;
+}
+
+enum sbatch_outcome {
+	SBATCH_SUBMITTED,  /* job_id set */
+	SBATCH_REFUSED,    /* sbatch exited non-zero by itself: it said no */
+	SBATCH_UNKNOWN,    /* killed, timed out or garbled: maybe submitted */
+};
+
+/* Runs sbatch for one chunk (interrupt signals deferred by the caller: one
+ * that arrives lets sbatch finish, within SB_SUBMIT_INTERRUPT_WAIT_MS, and
+ * is reported in *interrupted).  err gets Slurm's message unless
+ * submitted. */
+static enum sbatch_outcome run_sbatch(const struct sb_bench *b, const struct sb_chunks *chunks,
+				      const struct sb_chunk *ch, const char *dep, char *job_id, size_t size, int *interrupted,
+				      struct sb_error *err)
+{
+	struct sb_proc_opts o = { .max_output = 1 << 16, .timeout_ms = SBATCH_TIMEOUT_MS,
+				  .interrupt_wait_ms = SB_SUBMIT_INTERRUPT_WAIT_MS };
+	char **argv = sb_jobs_sbatch_argv(b, chunks, ch, dep, err);
+	enum sbatch_outcome out = SBATCH_SUBMITTED;
+	struct sb_proc_result r;
+	char line[512];
+	int rc;
+
+	*interrupted = 0;
+	if (argv == NULL)
+		return SBATCH_REFUSED;
+	rc = sb_proc_run_opts(argv, &o, &r, err);
+	sb_jobs_argv_free(argv);
+	if (rc < 0)
+		return SBATCH_REFUSED; /* not started */
+	*interrupted = r.interrupted;
+	if (r.timed_out) {
+		sb_errorf(err, "sbatch did not answer within %d s", (r.interrupted ? SB_SUBMIT_INTERRUPT_WAIT_MS
+				: SBATCH_TIMEOUT_MS) / 1000);
+		out = SBATCH_UNKNOWN;
+	} else if (r.term_signal) {
+		sb_errorf(err, "sbatch was killed by signal %d", r.term_signal);
+		out = SBATCH_UNKNOWN;
+	} else if (r.exit_code != 0) {
+		first_line(r.err_len ? r.err : r.out, line, sizeof(line));
+		sb_errorf(err, "%s", line[0] ? line : "sbatch failed without a message");
+		out = SBATCH_REFUSED;
+	} else if (parse_job_id(r.out, job_id, size) < 0) {
+		first_line(r.out, line, sizeof(line));
+		sb_errorf(err, "sbatch printed '%s', not a job id", line);
+		out = SBATCH_UNKNOWN;
+	}
+	sb_proc_result_release(&r);
+	return out;
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* One chunk with no submitted record yet: resolves an earlier intent, or
+ * records an intent, runs sbatch and records its outcome, interrupt
+ * signals deferred throughout so that the outcome is on disk before
+ * sbctl stops.  0 with *job_id set (*now: submitted by this call), or -1;
+ * *interrupted gets an interrupt signal that arrived. */
+static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, size_t k,
+		      const char *dep, const struct sb_subm_entry *intent, int window_ms,
+		      struct sb_subm_writer *w, struct sb_subm *subm, char *job_id, size_t size,
+		      bool *recovered, bool *now, int *interrupted, struct sb_error *err)
+{
+	struct sb_subm_entry e;
+	struct sb_error why = { 0 };
+	enum sbatch_outcome out;
+	const struct sb_chunk *ch = &chunks->v[k];
+	size_t nchunks = chunks->n;
+	struct timespec ts;
+	sigset_t saved;
+	int found, sig;
+
+	*recovered = *now = false;
+	memset(&e, 0, sizeof(e));
+	e.attempt = ch->attempt;
+	e.chunk = (int64_t)k;
+	e.child = e.end = -1;
+	e.exit_code = e.signal = -1;
+	e.job_name = ch->name;
+	if (intent) {
+		/* an earlier sbatch whose outcome is unknown: look for its job
+		 * long enough for a submission in flight or a lagging sacct */
+		found = find_job_by_name(ch->name, intent->time_ns, window_ms, job_id, size, err);
+		if (found < 0)
+			return -1;
+		if (found) {
+			e.type = SB_SUBM_SUBMITTED;
+			e.recovered = *recovered = true;
+			e.job_id = job_id;
+			return sb_subm_append(w, &e, subm, err);
+		}
+	}
+	sb_proc_defer_interrupts(&saved);
+	e.type = SB_SUBM_INTENT;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (sb_subm_append(w, &e, subm, err) < 0) {
+		*interrupted = sb_proc_resume_interrupts(&saved);
+		return -1;
+	}
+	out = run_sbatch(b, chunks, ch, dep, job_id, size, interrupted, &why);
+	if (out == SBATCH_UNKNOWN && *interrupted) {
+		/* sbctl was asked to stop and sbatch did not end in time: leave
+		 * the intent unresolved, the next submit looks the job up */
+		sig = sb_proc_resume_interrupts(&saved);
+		return sb_errorf(err, "interrupted (%s) while sbatch ran for chunk %zu of %zu ('%s'): %s; "
+				 "whether it was submitted is not known yet, the next submit looks it up",
+				 signal_name(*interrupted ? *interrupted : sig), k + 1, nchunks, ch->name,
+				 why.msg);
+	}
+	if (out != SBATCH_SUBMITTED) {
+		/* an unknown outcome until the scheduler says otherwise; an sbatch
+		 * that said no by itself needs one look, one killed or timed out
+		 * the whole window */
+		found = find_job_by_name(ch->name, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+					 out == SBATCH_REFUSED ? 0 : window_ms, job_id, size, NULL);
+		if (found != 1) {
+			/* not found: settled, a failure on record; the scheduler
+			 * silent: still unknown, the next submit looks again */
+			if (found == 0) {
+				e.type = SB_SUBM_SUBMIT_FAILED;
+				e.error = why.msg; /* cut at SB_SUBM_ERROR_MAX */
+				sb_subm_append(w, &e, subm, NULL);
+			}
+			sig = sb_proc_resume_interrupts(&saved);
+			if (*interrupted == 0)
+				*interrupted = sig;
+			return sb_errorf(err, "sbatch failed for chunk %zu of %zu ('%s'): %s%s", k + 1,
+					 nchunks, ch->name, why.msg, out != SBATCH_REFUSED || k > 0 ? ""
+					 : ch->attempt == 0 ? " (nothing of the benchmark was accepted: a "
+					 "corrected spec submitted again is submitted with its settings)"
+					 : " (a rerun with another --time replaces the refused one)");
+		}
+		e.recovered = *recovered = true;
+	}
+	e.type = SB_SUBM_SUBMITTED;
+	e.error = NULL;
+	e.job_id = job_id;
+	*now = true;
+	if (sb_subm_append(w, &e, subm, err) < 0) {
+		sb_proc_resume_interrupts(&saved);
+		return -1;
+	}
+	sig = sb_proc_resume_interrupts(&saved);
+	if (*interrupted == 0)
+		*interrupted = sig;
+	return 0;
+}
+
+/* Submits every chunk not yet submitted, in order. */
+static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
+			 const struct sb_chunks *chunks, struct sb_submit_result *res,
+			 struct sb_error *err)
+{
+	struct sb_subm subm;
+	struct sb_subm_writer *w = NULL;
+	struct sb_key key;
+	char prev[64] = "";
+	bool throttled = chunks->set.throttle > 0, fresh = true;
+	size_t k;
+	int rc = 0, window_ms = lookup_window_ms(ctx);
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	w = sb_subm_writer_create(b, &key, err);
+	if (w == NULL)
+		rc = -1;
+	res->jobs = calloc(chunks->n, sizeof(*res->jobs));
+	if (res->jobs == NULL)
+		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	for (k = 0; rc == 0 && k < chunks->n; k++) {
+		const struct sb_chunk *ch = &chunks->v[k];
+		const struct sb_subm_entry *done = sb_subm_find(&subm, SB_SUBM_SUBMITTED, ch->attempt, (int64_t)k);
+		const struct sb_subm_entry *intent = sb_subm_find(&subm, SB_SUBM_INTENT, ch->attempt, (int64_t)k);
+		const struct sb_subm_entry *failed = sb_subm_find(&subm, SB_SUBM_SUBMIT_FAILED, ch->attempt, (int64_t)k);
+		char job_id[64];
+		bool recovered, now;
+
+		if (done) {
+			rc = add_job(res, ch, done->job_id, done->recovered, false, err);
+			snprintf(prev, sizeof(prev), "%s", done->job_id);
+			continue;
+		}
+		if (res->interrupted) {
+			rc = sb_errorf(err, "interrupted (%s) after chunk %zu of %zu", signal_name(res->interrupted),
+				       k, chunks->n);
+			break;
+		}
+		fresh = false;
+		/* an intent whose sbatch said no, or whose job the window did not
+		 * find, is settled: one look is enough */
+		rc = submit_one(b, chunks, k, throttled && prev[0] ? prev : NULL, intent,
+				failed && intent && failed->time_ns >= intent->time_ns ? 0 : window_ms,
+				w, &subm, job_id, sizeof(job_id), &recovered, &now, &res->interrupted, err);
+		if (rc == 0)
+			rc = add_job(res, ch, job_id, recovered, now, err);
+		snprintf(prev, sizeof(prev), "%s", job_id);
+	}
+	res->already_submitted = rc == 0 && fresh;
+	if (sb_subm_duplicates(&subm, &res->dups, &res->ndups, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	sb_subm_release(&subm);
+	sb_key_cleanse(&key);
+	return rc;
+}
+
+/* true when another process holds the lock of benchmark directory dir
+ * (F_GETLK takes nothing, so closing the fd releases nothing of ours);
+ * says so to ctx's warning callback (ctx may be NULL: silently). */
+static bool lock_is_held(const char *dir, const struct sb_ctx *ctx)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path) ||
+	    (fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return false;
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	if (fl.l_pid > 0)
+		sb_ctx_warn(ctx, "another sbctl (pid %ld) is submitting this benchmark; "
+			    "waiting for it to finish", (long)fl.l_pid);
+	else
+		sb_ctx_warn(ctx, "another sbctl is submitting this benchmark; waiting for it "
+			    "to finish");
+	return true;
+}
+
+/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying to ctx's
+ * warning callback (ctx may be NULL: silently) whom it waits for (*waited
+ * set) when another sbctl holds it; the fd, or -1. */
+static int lock_bench(const struct sb_bench *b, const struct sb_ctx *ctx, bool *waited,
+		      struct sb_error *err)
+{
+	char path[PATH_MAX];
+
+	if (sb_bench_path(b, "lock", path, sizeof(path), err) < 0)
+		return -1;
+	if (!*waited)
+		*waited = lock_is_held(b->dir, ctx);
+	return sb_fs_lock(path, err);
+}
+
+static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
+{
+	struct sb_index_bench ib;
+	struct sb_error err = { 0 };
+	struct sb_index *idx = sb_index_open(ctx ? sb_ctx_index(ctx) : NULL, NULL, &err);
+
+	sb_bench_index_entry(b, &ib);
+	if (idx == NULL || sb_index_put_bench(idx, &ib, &err) < 0) {
+		sb_ctx_warn(ctx, "warning: %s (the benchmark is fine; 'sbctl index --rebuild' "
+			    "can add it later)", err.msg);
+		sb_index_close(idx);
+		return -1;
+	}
+	sb_index_close(idx);
+	return 0;
+}
+
+/* Under the benchmark's lock: the settings attempt 0 is submitted with
+ * into *out, and the differences of the edited spec from the benchmark's
+ * into res.  A new benchmark has its spec's; one none of whose arrays may
+ * have been accepted takes the edited spec's (a settings record of attempt
+ * 0 says so when they are not the record's: benchmark.msgpack is never
+ * rewritten); any other keeps its own. */
+static int submit_settings(const struct sb_bench *b, const struct sb_spec *edited, bool existed,
+			   struct sb_attempt_settings *out, struct sb_submit_result *res,
+			   struct sb_error *err)
+{
+	struct sb_attempt_settings own = { 0 };
+	const struct sb_attempt_settings *base, *have;
+	struct sb_subm_writer *w;
+	struct sb_subm subm;
+	struct sb_key key;
+	bool accepted;
+	int rc = 0;
+
+	if (!existed)
+		return sb_settings_from_spec(edited, out, err);
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	accepted = sb_subm_any_accepted(&subm, -1);
+	base = sb_subm_settings_of(&subm, 0);
+	rc = sb_settings_diff(b->spec, base, edited, !accepted, b->name, &res->diffs, err);
+	if (rc == 0 && base == NULL)
+		rc = sb_settings_from_spec(b->spec, &own, err);
+	have = base ? base : &own;
+	if (rc == 0 && accepted)
+		rc = sb_settings_copy(have, out, err);
+	else if (rc == 0 && (rc = sb_settings_from_spec(edited, out, err)) == 0 &&
+		 !sb_settings_equal(out, have)) {
+		/* nothing was accepted: the corrected spec's settings replace the
+		 * refused ones, on record before any sbatch runs with them */
+		res->settings_taken = true;
+		if ((w = sb_subm_writer_create(b, &key, err)) == NULL)
+			rc = -1;
+		if (rc == 0)
+			rc = sb_subm_append_settings(w, 0, out, NULL, err);
+		if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+			rc = -1;
+		if (rc < 0)
+			sb_settings_release(out);
+	}
+	sb_settings_release(&own);
+	sb_subm_release(&subm);
+	sb_key_cleanse(&key);
+	return rc;
+}
+
+/* The differences of an edited spec, and settings it made the benchmark
+ * take, as warnings. */
+static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_result *res)
+{
+	for (size_t d = 0; d < res->diffs.n; d++) {
+		const struct sb_setting_diff *x = &res->diffs.v[d];
+		sb_ctx_warn(ctx, "warning: the spec changes %s from %s to %s, which benchmark %s (%.12s) "
+			    "does not take: %s", x->key, x->stored, x->spec, res->name, res->digest,
+			    x->advice);
+	}
+	if (res->settings_taken)
+		sb_ctx_warn(ctx, "none of the job arrays of %s (%.12s) was accepted before: it is "
+			    "submitted with the spec's sbatch settings now", res->name, res->digest);
+}
+
+/* Under the lock of b, just created: the children proven in earlier
+ * benchmarks (ctl/submit/reuse.h), each recorded, signed, before any job of the
+ * benchmark is written. */
+static int record_reuses(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
+			 struct sb_error *err)
+{
+	struct sb_subm_writer *w = NULL;
+	struct sb_reuses found;
+	struct sb_key key;
+	int rc = 0;
+
+	if (sb_reuse_find(ctx, b, from, false, &found, err) < 0)
+		return -1;
+	if (found.n > 0 && sb_bench_load_key(b, &key, err) == 0) {
+		w = sb_subm_writer_create(b, &key, err);
+		for (size_t i = 0; w && rc == 0 && i < found.n; i++)
+			rc = sb_subm_append_reuse(w, &found.v[i], err);
+		if (w == NULL || sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+			rc = -1;
+		sb_key_cleanse(&key);
+	} else if (found.n > 0) {
+		rc = -1;
+	}
+	sb_reuses_release(&found);
+	return rc;
+}
+
+/* A dry run of a new benchmark: what it would reuse (its sources'
+ * statuses record nothing) taken out of children[0..*n). */
+static int dry_run_reuse(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
+			 size_t *children, size_t *n, size_t *reused, struct sb_error *err)
+{
+	struct sb_reuses found;
+	size_t i, k = 0, r = 0;
+
+	if (sb_reuse_find(ctx, b, from, true, &found, err) < 0)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		while (r < found.n && found.v[r].child < (int64_t)children[i])
+			r++;
+		if (r < found.n && found.v[r].child == (int64_t)children[i])
+			continue;
+		children[k++] = children[i];
+	}
+	*reused = *n - k;
+	*n = k;
+	sb_reuses_release(&found);
+	return 0;
+}
+
+int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, size_t *n,
+				size_t *reused, struct sb_error *err)
+{
+	struct sb_subm subm;
+	struct sb_key key;
+	size_t i, k = 0;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0) {
+		sb_key_cleanse(&key);
+		return -1;
+	}
+	sb_key_cleanse(&key);
+	free(*children);
+	if ((*children = malloc((b->children ? b->children : 1) * sizeof(**children))) == NULL) {
+		sb_subm_release(&subm);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < b->children; i++)
+		if (sb_subm_reuse_of(&subm, (int64_t)i) == NULL)
+			(*children)[k++] = i;
+	*n = k;
+	if (reused)
+		*reused = b->children - k;
+	sb_subm_release(&subm);
+	return 0;
+}
+
+/* A dry run's result keeps what would be submitted, for sb_submit_render:
+ * *b, *chunks and *agent pass to res. */
+static void keep_dry_run(struct sb_submit_result *res, struct sb_bench **b, struct sb_chunks *chunks,
+			 char **agent)
+{
+	res->dry_bench = *b;
+	res->dry_chunks = *chunks;
+	res->dry_agent = *agent;
+	*b = NULL;
+	memset(chunks, 0, sizeof(*chunks));
+	*agent = NULL;
+}
+
+/* sb_submit into the caller's res (see include/sbench/submit.h). */
+static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
+		       const struct sb_submit_opts *opts, const char *lane,
+		       struct sb_submit_result *res, struct sb_error *err)
+{
+	bool dry_run = opts && opts->dry_run;
+	struct sb_provenance prov;
+	struct sb_slurm_config cfg;
+	struct sb_error warn = { 0 };
+	struct sb_spec *spec;
+	struct sb_plan *plan;
+	struct sb_bench *b = NULL;
+	struct sb_chunks chunks = { 0 };
+	size_t *all = NULL, i, n;
+	char *source = NULL, *agent = NULL, *dir = NULL, *spec_dir = NULL, *problem;
+	size_t len;
+	int existed = 0, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->dry_run = dry_run;
+	if (sb_fs_read_file(spec_path, SB_SPEC_MAX_FILE_SIZE, &source, &len, err) < 0) {
+		/* a spec that cannot be read is an input error, as sbctl plan has it */
+		sb_error_recode(err, errno == ENOENT ? SB_ERR_NOT_FOUND : SB_ERR_INPUT);
+		return -1;
+	}
+	spec = sb_spec_load_buffer(source, len, spec_path, err);
+	plan = spec ? sb_plan_create(spec, err) : NULL;
+	if (plan == NULL) {
+		sb_spec_destroy(spec);
+		free(source);
+		return -1;
+	}
+	/* a command that names a file next to the spec finds none in its run
+	 * directory: refused before anything is made */
+	if ((problem = sb_submit_cwd_problem(plan, spec_path)) != NULL) {
+		sb_error_set(err, SB_ERR_INPUT, "%s", problem);
+		free(problem);
+		sb_plan_destroy(plan);
+		sb_spec_destroy(spec);
+		free(source);
+		return -1;
+	}
+	sb_provenance_collect(spec_path, &prov);
+	if (sb_provenance_dirty_warning(&prov, spec_path, warn.msg, sizeof(warn.msg)))
+		sb_ctx_warn(ctx, "%s", warn.msg);
+	warn.msg[0] = '\0';
+	sb_slurm_config_read(&cfg, &warn);
+	if (warn.msg[0])
+		sb_ctx_warn(ctx, "warning: %s", warn.msg);
+	agent = sb_jobs_agent_path(ctx, err);
+	if (agent == NULL)
+		goto out;
+
+	if (dry_run) {
+		b = calloc(1, sizeof(*b));
+		if (b == NULL || (b->dir = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
+				  sb_plan_benchmark_digest_hex(plan), err)) == NULL)
+			goto out;
+		b->name = strdup(sb_spec_name(spec));
+		b->tag = sb_spec_tag(spec) ? strdup(sb_spec_tag(spec)) : NULL;
+		b->children = sb_plan_count(plan);
+		b->max_array_size = cfg.max_array_size;
+		b->kill_wait = cfg.kill_wait;
+		if (lane && (b->lane = strdup(lane)) == NULL) {
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	} else {
+		struct sb_bench_new bn = { spec_path, source, len, plan, sb_ctx_root(ctx),
+					   &cfg, &prov, NULL, lane };
+		char *guess = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
+					       sb_plan_benchmark_digest_hex(plan), NULL);
+		/* creating the directory takes the lock too: look before */
+		res->waited = guess && lock_is_held(guess, ctx);
+		free(guess);
+		bn.spec_dir = spec_dir = sb_spec_dir_of(spec_path);
+		int made = sb_bench_create(&bn, &dir, &existed, err);
+		if (made == -2)
+			sb_error_recode(err, SB_ERR_INPUT); /* a refused directory, as everywhere */
+		if (made < 0 || (b = sb_bench_open(dir, err)) == NULL)
+			goto out;
+		index_bench(ctx, b);
+	}
+	if (dry_run)
+		memcpy(b->digest, sb_plan_benchmark_digest_hex(plan), 65);
+	if (strcmp(b->digest, sb_plan_benchmark_digest_hex(plan)) != 0) {
+		sb_errorf(err, "benchmark directory '%s' holds benchmark %s, not %s", b->dir,
+			  b->digest, sb_plan_benchmark_digest_hex(plan));
+		goto out;
+	}
+	if (existed) {
+		/* the record's spec drives the jobs (its heartbeat is the one status
+		 * judges by); the edited one is compared with it */
+		sb_plan_destroy(plan);
+		plan = NULL;
+		if (sb_bench_plan(b, err) < 0)
+			goto out;
+	} else {
+		b->spec = spec;   /* b owns them from here on */
+		b->plan = plan;
+		spec = NULL;
+		plan = NULL;
+	}
+	res->dir = strdup(b->dir);
+	res->name = strdup(b->name);
+	memcpy(res->digest, b->digest, 65);
+
+	n = b->children;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (all == NULL || res->dir == NULL || res->name == NULL) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		all[i] = i;
+	if (dry_run) {
+		if (!(opts && opts->no_reuse) && access(b->dir, F_OK) != 0 &&
+		    dry_run_reuse(ctx, b, opts ? opts->reuse_from : NULL, all, &n, &res->reused, err) < 0)
+			goto out;
+		if (n > 0 && sb_jobs_layout(b, 0, all, n, NULL, &chunks, err) < 0)
+			goto out;
+		res->nchunks = chunks.n;
+		keep_dry_run(res, &b, &chunks, &agent);
+		rc = 0;
+		goto out;
+	}
+	{
+		/* under the lock: a concurrent submit of the same benchmark waits,
+		 * then finds every chunk submitted (already_submitted, with the
+		 * other's job ids) or resumes what the other left */
+		struct sb_attempt_settings set = { 0 };
+		int lock = lock_bench(b, ctx, &res->waited, err);
+		if (lock < 0)
+			goto out;
+		rc = 0;
+		if (!existed && !(opts && opts->no_reuse))
+			rc = record_reuses(ctx, b, opts ? opts->reuse_from : NULL, err);
+		else if (existed && opts && opts->reuse_from)
+			sb_ctx_warn(ctx, "warning: --reuse-from is not used: benchmark %s (%.12s) exists, and "
+				    "what it reuses was decided when it was created", b->name, b->digest);
+		if (rc == 0)
+			rc = submit_settings(b, existed ? spec : b->spec, existed, &set, res, err);
+		if (rc == 0)
+			warn_settings(ctx, res);
+		if (rc == 0)
+			rc = sb_submit_attempt0_children(b, &all, &n, &res->reused, err);
+		if (rc == 0 && n > 0)
+			rc = sb_jobs_layout(b, 0, all, n, &set, &chunks, err);
+		sb_settings_release(&set);
+		res->nchunks = chunks.n;
+		if (rc == 0 && n > 0) {
+			res->resumable = true;
+			rc = sb_jobs_write(b, &chunks, agent, err);
+			if (rc == 0)
+				rc = submit_chunks(ctx, b, &chunks, res, err);
+		} else if (rc == 0) {
+			res->already_submitted = existed; /* every child is reused */
+		}
+		close(lock);
+	}
+out:
+	sb_chunks_release(&chunks);
+	sb_bench_destroy(b);
+	sb_plan_destroy(plan);
+	sb_spec_destroy(spec);
+	free(all);
+	free(agent);
+	free(dir);
+	free(spec_dir);
+	free(source);
+	return rc;
+}
+
+int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_submit_opts *opts,
+	      struct sb_submit_result **res, struct sb_error *err)
+{
+	return sb_submit_lane(ctx, spec_path, opts, NULL, res, err);
+}
+
+int sb_submit_lane(const struct sb_ctx *ctx, const char *spec_path,
+		   const struct sb_submit_opts *opts, const char *lane,
+		   struct sb_submit_result **res, struct sb_error *err)
+{
+	struct sb_submit_result *r = calloc(1, sizeof(*r));
+	int rc;
+
+	*res = NULL;
+	if (r == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if (lane && sb_lane_name_check(lane, err) < 0) {
+		free(r);
+		return -1;
+	}
+	rc = submit_spec(ctx, spec_path, opts, lane, r, err);
+	r->kind = SB_SUBMIT_KIND_SUBMIT;
+	if (rc == 0 || r->dir)
+		*res = r;  /* on failure: what was done, for "run it again to continue" */
+	else
+		sb_submit_result_destroy(r);
+	return rc;
+}
+
+static int result_header(struct sb_submit_result *res, const struct sb_bench *b, struct sb_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	res->dir = strdup(b->dir);
+	res->name = strdup(b->name);
+	memcpy(res->digest, b->digest, 65);
+	if (res->dir == NULL || res->name == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+/* What subm holds for attempt: *complete when every chunk of chunks has a
+ * submitted record, *recorded when any record names the attempt (an
+ * intent at least: sbatch may have run for it). */
+static void attempt_records(const struct sb_subm *subm, int64_t attempt,
+			    const struct sb_chunks *chunks, bool *complete, bool *recorded)
+{
+	size_t i, k;
+
+	*complete = true;
+	*recorded = false;
+	for (k = 0; k < chunks->n; k++)
+		if (!sb_subm_find(subm, SB_SUBM_SUBMITTED, chunks->v[k].attempt, (int64_t)k))
+			*complete = false;
+	for (i = 0; i < subm->n; i++)
+		if (subm->v[i].attempt == attempt)
+			*recorded = true;
+}
+
+/* The settings of attempt into *out: its own (or the benchmark's, ctl/bench/subm.h),
+ * with the time limit time when not NULL (*changed then: to be recorded). */
+static int attempt_settings(const struct sb_bench *b, const struct sb_subm *subm, int64_t attempt,
+			    const char *time, struct sb_attempt_settings *out, bool *changed,
+			    struct sb_error *err)
+{
+	const struct sb_attempt_settings *have = sb_subm_settings_of(subm, attempt);
+
+	*changed = false;
+	if ((have ? sb_settings_copy(have, out, err) : sb_settings_from_spec(b->spec, out, err)) < 0)
+		return -1;
+	if (time == NULL)
+		return 0;
+	if (sb_settings_set_time(out, time, err) < 0) {
+		sb_settings_release(out);
+		return -1;
+	}
+	*changed = true;
+	return 0;
+}
+
+/* The chunks to submit: the latest attempt's when it is not fully
+ * submitted (*resumed), else a new attempt for children[0..n) (none when n
+ * is 0).  A latest attempt whose jobs directory has no task map (an older
+ * sbctl failed while writing it) is prepared again when nothing was
+ * recorded for it: attempt 0 with every child, a later one with the
+ * children chosen now (its directory discarded, unless dry_run).
+ *
+ * The chunks' settings are the attempt's; with time (not NULL), a new
+ * attempt, or a resumed one none of whose arrays may have been accepted,
+ * gets that time limit (*record: its settings are to be recorded); a
+ * resumed attempt with an array accepted keeps its own (*time_kept). */
+static int rerun_chunks(struct sb_bench *b, const struct sb_subm *subm, const size_t *children,
+			size_t n, bool dry_run, const char *time, struct sb_chunks *chunks,
+			bool *resumed, bool *record, bool *time_kept, struct sb_error *err)
+{
+	int64_t last = sb_jobs_last_attempt(b);
+	struct sb_attempt_settings set = { 0 };
+	enum sb_jobs_found found = SB_JOBS_NONE;
+	bool complete = false, recorded = false;
+	size_t *all = NULL, i;
+	int rc;
+
+	*resumed = *record = *time_kept = false;
+	if (last >= 0) {
+		bool open = !sb_subm_any_accepted(subm, last);
+		if (attempt_settings(b, subm, last, open ? time : NULL, &set, record, err) < 0)
+			return -1;
+		rc = sb_jobs_read_attempt(b, last, &set, chunks, &found, err);
+		if (rc == 0)
+			attempt_records(subm, last, chunks, &complete, &recorded);
+		if (rc == 0 && found == SB_JOBS_UNPREPARED && recorded)
+			rc = sb_errorf(err, "attempt %" PRId64 " of '%s' has records in submissions/ but its "
+				       "jobs directory has no task map (was it removed by hand?)", last, b->dir);
+		if (rc == 0 && found == SB_JOBS_UNPREPARED && last == 0) {
+			/* the submit's attempt: every child not reused, as sbctl
+			 * submit lays it out */
+			rc = sb_submit_attempt0_children(b, &all, &i, NULL, err);
+			if (rc == 0 && i > 0)
+				rc = sb_jobs_layout(b, 0, all, i, &set, chunks, err);
+			free(all);
+			*resumed = true;
+			sb_settings_release(&set);
+			return rc;
+		}
+		sb_settings_release(&set);
+		if (rc < 0)
+			return -1;
+		if (found == SB_JOBS_UNPREPARED) {
+			if (!dry_run && sb_jobs_discard_attempt(b, last, err) < 0)
+				return -1;
+			last--;
+		} else if (!complete) {
+			*resumed = true; /* an interrupted submit or rerun comes first */
+			*time_kept = time && !*record;
+			return 0;
+		} else {
+			sb_chunks_release(chunks);
+		}
+	}
+	*record = false;
+	if (n == 0)
+		return 0; /* nothing to rerun */
+	if (attempt_settings(b, subm, last + 1, time, &set, record, err) < 0)
+		return -1;
+	rc = sb_jobs_layout(b, last + 1, children, n, &set, chunks, err);
+	sb_settings_release(&set);
+	return rc;
+}
+
+/* Records the settings of the attempt of chunks, before any of its sbatch. */
+static int record_settings(const struct sb_bench *b, const struct sb_chunks *chunks,
+			   struct sb_error *err)
+{
+	struct sb_subm_writer *w;
+	struct sb_key key;
+	int rc;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	w = sb_subm_writer_create(b, &key, err);
+	rc = w ? sb_subm_append_settings(w, chunks->v[0].attempt, &chunks->set, NULL, err) : -1;
+	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	sb_key_cleanse(&key);
+	return rc;
+}
+
+int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
+			     size_t n, const struct sb_rerun_opts *opts, struct sb_submit_result *res,
+			     struct sb_error *err)
+{
+	bool *resumed = &res->resumed, dry_run = opts && opts->dry_run, record, kept;
+	const char *time = opts ? opts->time : NULL;
+	struct sb_chunks chunks = { 0 };
+	struct sb_subm subm = { 0 };
+	struct sb_key key;
+	char *agent;
+	int lock = -1, rc = -1;
+
+	*resumed = false;
+	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(ctx, err)) == NULL)
+		return -1;
+	res->dry_run = dry_run;
+	if (!dry_run && (lock = lock_bench(b, NULL, &res->waited, err)) < 0)
+		goto out;
+	if (sb_bench_load_key(b, &key, err) < 0)
+		goto out;
+	rc = sb_subm_read(b, &key, &subm, err);
+	sb_key_cleanse(&key);
+	if (rc < 0 || (rc = rerun_chunks(b, &subm, children, n, dry_run, time, &chunks, resumed,
+					 &record, &kept, err)) < 0)
+		goto out;
+	rc = -1;
+	if (kept)
+		sb_ctx_warn(ctx, "--time %s is not used now: attempt %" PRId64 " was resumed with its own "
+			    "settings (some of its arrays were accepted); the next rerun uses it", time,
+			    chunks.n ? chunks.v[0].attempt : 0);
+	res->nchunks = chunks.n;
+	if (chunks.n == 0 || dry_run) {
+		/* nothing to rerun; or a dry run: the chunks and agent pass to
+		 * res (sb_rerun gives it b) */
+		if (dry_run && chunks.n > 0) {
+			res->dry_chunks = chunks;
+			res->dry_agent = agent;
+			memset(&chunks, 0, sizeof(chunks));
+			agent = NULL;
+		}
+		rc = 0;
+		goto out;
+	}
+	res->resumable = true;
+	if ((!record || record_settings(b, &chunks, err) == 0) && sb_jobs_write(b, &chunks, agent, err) == 0)
+		rc = submit_chunks(ctx, b, &chunks, res, err);
+	res->already_submitted = false;
+out:
+	if (lock >= 0)
+		close(lock);
+	sb_subm_release(&subm);
+	sb_chunks_release(&chunks);
+	free(agent);
+	return rc;
+}
+
+int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, struct sb_error *err)
+{
+	struct sb_subm subm = { 0 };
+	struct sb_subm_writer *w = NULL;
+	struct sb_proc_result r;
+	struct sb_key key;
+	char *ids = NULL, **argv = NULL;
+	size_t i, k, nsub = 0, len = 0, nargv = 0;
+	int rc = -1;
+
+	if (result_header(res, b, err) < 0 || sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	if (sb_subm_read(b, &key, &subm, err) < 0)
+		goto out;
+	for (i = 0; i < subm.n; i++)
+		nsub += subm.v[i].type == SB_SUBM_SUBMITTED;
+	if (nsub == 0) {
+		rc = 0;
+		goto out;
+	}
+	ids = malloc(nsub * 24 + 1);
+	argv = calloc(nsub + 3, sizeof(*argv));
+	res->jobs = calloc(nsub, sizeof(*res->jobs));
+	if (ids == NULL || argv == NULL || res->jobs == NULL) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	ids[0] = '\0';
+	for (i = 0; i < subm.n; i++)
+		if (subm.v[i].type == SB_SUBM_SUBMITTED)
+			len += (size_t)snprintf(ids + len, nsub * 24 + 1 - len, "%s%.20s", len ? "," : "",
+						subm.v[i].job_id);
+	{
+		/* which arrays still have pending or running tasks */
+		char *q[] = { "squeue", "-h", "-r", "-j", ids, "-o", "%F", NULL };
+		if (sb_proc_run(q, 1 << 24, 60000, &r, err) < 0)
+			goto out;
+		if (r.exit_code != 0) {
+			sb_errorf(err, "squeue failed: %.200s", r.err_len ? r.err : "no message");
+			sb_proc_result_release(&r);
+			goto out;
+		}
+	}
+	argv[nargv++] = "scancel";
+	for (i = 0; i < subm.n; i++) {
+		const struct sb_subm_entry *e = &subm.v[i];
+		const char *p = r.out;
+		size_t idlen = strlen(e->job_id);
+		int active = 0;
+		if (e->type != SB_SUBM_SUBMITTED)
+			continue;
+		for (; *p; p += strcspn(p, "\n"), p += *p == '\n')
+			if (!strncmp(p, e->job_id, idlen) && (p[idlen] == '\n' || p[idlen] == '\0'))
+				active = 1;
+		for (k = 1; k < nargv; k++)
+			if (!strcmp(argv[k], e->job_id))
+				active = 0;
+		if (active)
+			argv[nargv++] = (char *)e->job_id;
+	}
+	sb_proc_result_release(&r);
+	if (nargv == 1) {
+		rc = 0;
+		goto out;
+	}
+	if (sb_proc_run(argv, 1 << 16, 60000, &r, err) < 0)
+		goto out;
+	if (r.exit_code != 0) {
+		sb_errorf(err, "scancel failed: %.300s", r.err_len ? r.err : "no message");
+		sb_proc_result_release(&r);
+		goto out;
+	}
+	sb_proc_result_release(&r);
+	/* record after scancel succeeded: a cancel record makes children that
+	 * never started count as killed */
+	w = sb_subm_writer_create(b, &key, err);
+	if (w == NULL)
+		goto out;
+	for (i = 0; i < subm.n; i++) {
+		const struct sb_subm_entry *e = &subm.v[i];
+		struct sb_subm_entry c;
+		int listed = 0;
+		for (k = 1; k < nargv; k++)
+			listed |= e->type == SB_SUBM_SUBMITTED && argv[k] == e->job_id;
+		if (!listed)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.type = SB_SUBM_CANCEL;
+		c.attempt = e->attempt;
+		c.chunk = e->chunk;
+		c.child = c.end = -1;
+		c.exit_code = c.signal = -1;
+		c.job_id = e->job_id;
+		c.job_name = e->job_name;
+		if (sb_subm_append(w, &c, NULL, err) < 0)
+			goto out;
+		snprintf(res->jobs[res->njobs].job_id, sizeof(res->jobs[res->njobs].job_id), "%s",
+			 e->job_id);
+		res->jobs[res->njobs].attempt = e->attempt;
+		res->jobs[res->njobs].chunk = e->chunk;
+		res->njobs++;
+	}
+	rc = 0;
+out:
+	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	sb_subm_release(&subm);
+	sb_key_cleanse(&key);
+	free(ids);
+	free(argv);
+	return rc;
+}

@@ -1,0 +1,129 @@
+/* What a watch knows of each child, from the records it has shown: its
+ * attempt, its latest heartbeat's usage, progress and metrics, and whether
+ * it finished (sb_watch_view_note, watch/watch_private.h).  The live view
+ * (watch/watch_view.c) draws from it. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch/watch_private.h"
+#include "proto/mpcheck.h"
+#include "proto/util.h"
+
+static const msgpack_object *payload_get(const struct sb_log_record *rec, const char *key)
+{
+	const msgpack_object *p = &rec->payload;
+	size_t i, n = strlen(key);
+
+	if (p->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (i = 0; i < p->via.map.size; i++) {
+		const msgpack_object *k = &p->via.map.ptr[i].key;
+
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+		    !memcmp(k->via.str.ptr, key, n))
+			return &p->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+static bool num(const msgpack_object *o, double *v)
+{
+	if (o == NULL)
+		return false;
+	switch (o->type) {
+	case MSGPACK_OBJECT_POSITIVE_INTEGER: *v = (double)o->via.u64; return true;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER: *v = (double)o->via.i64; return true;
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64: *v = o->via.f64; return true;
+	default: return false;
+	}
+}
+
+/* The progress a heartbeat reports: "progress" in [0, 1], in its payload or
+ * in its metrics; -1 when none. */
+static double progress_of(const struct sb_log_record *rec)
+{
+	const msgpack_object *m = payload_get(rec, "metrics");
+	double v;
+	size_t i;
+
+	if (num(payload_get(rec, "progress"), &v) && v >= 0 && v <= 1)
+		return v;
+	if (m == NULL || m->type != MSGPACK_OBJECT_MAP)
+		return -1;
+	for (i = 0; i < m->via.map.size; i++) {
+		const msgpack_object *k = &m->via.map.ptr[i].key;
+
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == 8 &&
+		    !memcmp(k->via.str.ptr, "progress", 8) && num(&m->via.map.ptr[i].val, &v) &&
+		    v >= 0 && v <= 1)
+			return v;
+	}
+	return -1;
+}
+
+/* "name=value ..." of a metrics map, as many as fit in buf (names with
+ * control characters are left out: they would rewrite the terminal). */
+static void metrics_text(const msgpack_object *m, char *buf, size_t size)
+{
+	char t[SB_DOUBLE_TEXT_MAX];
+	size_t i, len = 0, j;
+	double v;
+
+	buf[0] = '\0';
+	for (i = 0; m && m->type == MSGPACK_OBJECT_MAP && i < m->via.map.size; i++) {
+		const msgpack_object *k = &m->via.map.ptr[i].key;
+		bool clean = k->type == MSGPACK_OBJECT_STR && k->via.str.size < 40;
+		int n;
+
+		for (j = 0; clean && j < k->via.str.size; j++)
+			clean = (unsigned char)k->via.str.ptr[j] >= 0x20 && k->via.str.ptr[j] != 0x7f;
+		if (!clean || !num(&m->via.map.ptr[i].val, &v))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%.*s=%s", len ? " " : "",
+			(int)k->via.str.size, k->via.str.ptr, sb_fmt_double_short(v, t));
+		if (n < 0 || (size_t)n >= size - len) {
+			buf[len] = '\0'; /* the ones that fit */
+			return;
+		}
+		len += (size_t)n;
+	}
+}
+
+void sb_watch_view_note(struct sb_watch *w, const struct sb_log_record *rec)
+{
+	struct sb_watch_child *c;
+	double v;
+
+	if (rec->id.child < 0 || (uint64_t)rec->id.child >= w->nchildren || rec->type == NULL)
+		return;
+	c = &w->children[rec->id.child];
+	if (rec->id.attempt < c->attempt)
+		return; /* an older attempt's record, read late */
+	if (rec->id.attempt > c->attempt || !c->started) {
+		memset(c, 0, sizeof(*c));
+		c->progress = -1;
+		c->attempt = rec->id.attempt;
+	}
+	c->started = true;
+	if (rec->time_ns > c->last_ns)
+		c->last_ns = rec->time_ns;
+	if (!strcmp(rec->type, "heartbeat")) {
+		if (num(payload_get(rec, "elapsed_s"), &v) && v >= c->elapsed_s)
+			c->elapsed_s = v;
+		if (num(payload_get(rec, "max_rss_kb"), &v))
+			c->max_rss_kb = (int64_t)v;
+		if (num(payload_get(rec, "user_s"), &v))
+			c->user_s = v;
+		if (num(payload_get(rec, "sys_s"), &v))
+			c->sys_s = v;
+		c->progress = progress_of(rec);
+		metrics_text(payload_get(rec, "metrics"), c->metrics, sizeof(c->metrics));
+	} else if (!strcmp(rec->type, "finish")) {
+		c->finished = true;
+		c->exit_code = num(payload_get(rec, "exit_code"), &v) ? (int)v : -1;
+	}
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The house rules of the source tree (docs/development.md, "Layout"):
+
+1. includes: every #include "..." of ctl/, proto/, agent/ and fake/ names
+   a folder its file may see (ctl/floors.txt): its own, one on a lower
+   floor of ctl/, proto/, or the public sbench/ -- never a higher floor,
+   never a path with "..", never a bare name;
+2. calls (with --build DIR): the objects of the build, read with nm, call
+   no function defined on a higher floor or in a folder of the same floor,
+   and no two files of one folder call each other round a cycle.
+
+Prints one line per problem and exits 1 when there is any, else prints what
+was checked and exits 0.  Usage: check_layout.py SRC [--build BUILD]
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def read_floors(src):
+    floors, sees = {}, {}
+    with open(os.path.join(src, "ctl", "floors.txt")) as f:
+        for line in f:
+            m = re.match(r"^(\d+)\s+([a-z]+)\s+([a-z]+)\s", line)
+            if m:
+                floors[m.group(2)] = int(m.group(1))
+                sees[m.group(2)] = m.group(3)
+    return floors, sees
+
+
+def allowed(folder, floors, sees):
+    """The folders a file of folder may include from (sbench/ is always fine)."""
+    if folder in ("proto",):
+        return {"proto"}
+    if folder == "agent":
+        return {"agent", "proto"}
+    if folder == "fake":
+        return {"fake"}
+    if sees[folder] == "api":
+        return {folder, "base"}
+    return {folder, "proto"} | {s for s in floors if floors[s] < floors[folder]}
+
+
+def source_files(src):
+    """(folder, path) of every C source and header of the product."""
+    for top in ("ctl", "proto", "agent", "fake"):
+        for dirpath, _, names in os.walk(os.path.join(src, top)):
+            rel = os.path.relpath(dirpath, src).split(os.sep)
+            if top == "ctl":
+                if len(rel) < 2:
+                    continue  # ctl/ itself holds no source
+                folder = rel[1]
+            else:
+                folder = top
+            if top == "agent" and len(rel) > 1:
+                continue  # agent/musl/: a build description only
+            for n in sorted(names):
+                if n.endswith((".c", ".h")):
+                    yield folder, os.path.join(dirpath, n)
+
+
+def check_includes(src, floors, sees):
+    problems, n = [], 0
+    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    for folder, path in source_files(src):
+        if folder not in floors and folder not in ("proto", "agent", "fake"):
+            problems.append(f"{os.path.relpath(path, src)}: folder ctl/{folder} is on no floor "
+                            "of ctl/floors.txt")
+            continue
+        ok = allowed(folder, floors, sees)
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                m = inc.match(line)
+                if not m:
+                    continue
+                n += 1
+                target = m.group(1)
+                where = f"{os.path.relpath(path, src)}:{lineno}"
+                if ".." in target.split("/"):
+                    problems.append(f'{where}: #include "{target}" climbs with ".."')
+                    continue
+                if "/" not in target:
+                    problems.append(f'{where}: #include "{target}" names no folder')
+                    continue
+                top = target.split("/")[0]
+                if top == "sbench":
+                    continue
+                if top not in ok:
+                    why = (f"floor {floors[top]} is not below floor {floors[folder]} of {folder}/"
+                           if top in floors and folder in floors else
+                           f"{folder}/ may include only from {', '.join(sorted(ok))} and sbench/")
+                    problems.append(f'{where}: #include "{target}": {why}')
+    return problems, n
+
+
+def nm_symbols(obj):
+    out = subprocess.run(["nm", "--defined-only", obj], capture_output=True, text=True).stdout
+    defined = {l.split()[-1] for l in out.splitlines() if re.match(r"^\S+ [TDBR] ", l)}
+    out = subprocess.run(["nm", "--undefined-only", obj], capture_output=True, text=True).stdout
+    undefined = {l.split()[-1] for l in out.splitlines() if l.strip()}
+    return defined, undefined
+
+
+def library_objects(build):
+    """(folder, source name, object path) of every object of the library and sbctl."""
+    base = os.path.join(build, "ctl", "CMakeFiles")
+    for target in sorted(os.listdir(base)):
+        m = re.match(r"^(sbench_([a-z]+)|sbctl)\.dir$", target)
+        if not m:
+            continue
+        for dirpath, _, names in os.walk(os.path.join(base, target)):
+            for n in sorted(names):
+                if n.endswith(".c.o"):
+                    folder = os.path.basename(dirpath)
+                    yield folder, n[:-2], os.path.join(dirpath, n)
+    pbase = os.path.join(build, "proto", "CMakeFiles", "sbproto_obj.dir")
+    for n in sorted(os.listdir(pbase)):
+        if n.endswith(".c.o"):
+            yield "proto", n[:-2], os.path.join(pbase, n)
+
+
+def agent_objects(build):
+    base = os.path.join(build, "agent", "CMakeFiles")
+    seen = set()
+    for target in ("sbagent_core.dir", "sbagent-watch.dir", "sbagent.dir"):
+        d = os.path.join(base, target)
+        if not os.path.isdir(d):
+            continue
+        for n in sorted(os.listdir(d)):
+            if n.endswith(".c.o") and n not in seen:
+                seen.add(n)
+                yield "agent", n[:-2], os.path.join(d, n)
+
+
+def cycles(graph):
+    """Every strongly connected component of more than one node (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check_calls(build, floors, sees):
+    problems = []
+    objs = list(library_objects(build)) + list(agent_objects(build))
+    owner, uses = {}, {}
+    for folder, name, path in objs:
+        defined, undefined = nm_symbols(path)
+        key = (folder, name)
+        uses[key] = undefined
+        for s in defined:
+            owner.setdefault(s, key)
+    folder_of = lambda k: k[0]
+    file_graph = {}
+    for key, undefined in uses.items():
+        for s in sorted(undefined):
+            o = owner.get(s)
+            if o is None or o == key:
+                continue
+            file_graph.setdefault(key, set()).add(o)
+            a, b = folder_of(key), folder_of(o)
+            if a == b or b == "proto":
+                continue
+            if a in ("proto", "agent") or b == "agent":
+                problems.append(f"{a}/{key[1]} calls {s} of {b}/{o[1]}: {a}/ may not use {b}/")
+            elif floors[b] >= floors[a]:
+                problems.append(f"{a}/{key[1]} calls {s} of {b}/{o[1]}: floor {floors[b]} is not "
+                                f"below floor {floors[a]}")
+    for comp in cycles(file_graph):
+        names = ", ".join(f"{f}/{n}" for f, n in comp)
+        problems.append(f"files that call each other round a cycle: {names}")
+    return problems, len(objs)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    src = args[0]
+    build = args[args.index("--build") + 1] if "--build" in args else None
+    floors, sees = read_floors(src)
+    problems, n = check_includes(src, floors, sees)
+    nobj = 0
+    if build:
+        p, nobj = check_calls(build, floors, sees)
+        problems += p
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} problem(s) with the layout", file=sys.stderr)
+        return 1
+    print(f"layout ok: {n} includes of {len(floors)} folders on "
+          f"{len(set(floors.values()))} floors" + (f", calls between {nobj} objects" if build else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
