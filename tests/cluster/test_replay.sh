@@ -36,7 +36,7 @@ expect "8 s: sacct" "$(sacct -X -P -n -j "$A" --format=JobID,State | sed "s/^${A
 # The same moment with sacct answering exactly as the real one did, stale
 # range included ("24_[2-7%8] PENDING" beside the rows of tasks 2-4 that
 # already ran): a range row counts only for tasks without a row of their own
-# (ctl/status/status.c find_row).  The recorded rows carry more fields than sbctl
+# (ctl/status/status_sched.c find_row).  The recorded rows carry more fields than sbctl
 # asks for: cut to sbctl's --format (the first 9).
 mkdir -p "$T_ROOT/raw"
 awk '$1 == "S" && $2 == "7.956" {c = $3; next} c > 0 {print; c--}' "$REC/timeline" | cut -d'|' -f1-9 > "$T_ROOT/raw/sacct.txt"
