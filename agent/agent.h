@@ -39,7 +39,7 @@ struct sb_agent_run {
 	double kill_wait_s;           /* budget after a termination signal */
 	const char *run_dir;          /* absolute; the command's working directory */
 	const struct sb_agent_early_stop *early_stop; /* NULL or no rules: none */
-	struct sb_agent_watch *watch; /* live watch (agent/watch.h), or NULL */
+	struct sb_agent_watch *watch; /* live watch (agent/watch_feed.h), or NULL */
 };
 
 struct sb_agent_result;

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/bench.h"
-#include "agent/watch.h"
+#include "agent/benchmode.h"
+#include "agent/watch_feed.h"
 
 struct options {
 	const char *key;
@@ -159,7 +159,7 @@ static void run_from_options(const struct options *o, char **cmd, size_t n,
 }
 
 /* Benchmark mode: everything comes from the task map of the chunk
- * (agent/bench.h); the command gets the child's env, and runs in its run
+ * (agent/benchmode.h); the command gets the child's env, and runs in its run
  * directory. */
 static void run_from_bench(int argc, char **argv, struct sb_agent_bench *b,
 	struct sb_agent_run *run)

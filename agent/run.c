@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/watch.h"
+#include "agent/watch_feed.h"
 
 /* Of the kill-wait budget, the last KILL_RESERVE seconds (at most 30 % of
  * it) are for killing what is left, hashing and writing finish; the last
@@ -182,7 +182,7 @@ static void heartbeat(struct loop *l, double now)
 	/* the metrics file, only when an early-stop rule or a watcher reads it
 	 * (the agent's cost stays low otherwise); a file the command is writing
 	 * right now does not parse: the next heartbeat reads it again.  Live
-	 * watch: new watchers are found, gone ones forgotten (agent/watch.h) */
+	 * watch: new watchers are found, gone ones forgotten (agent/watch_feed.h) */
 	sb_agent_watch_scan(l->run->watch);
 	if (l->run->metrics && !l->child_done &&
 	    ((l->run->early_stop && l->run->early_stop->n) || sb_agent_watch_active(l->run->watch)))

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "agent/sender.h"
-#include "agent/watch.h"
+#include "agent/watch_feed.h"
 #include "proto/watchfmt.h"
 
 /* The few libzmq constants used (zmq.h, stable since libzmq 4.0). */

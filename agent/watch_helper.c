@@ -1,5 +1,5 @@
 /* sbagent-watch BENCH_DIR HOST: live watch's sender for one sbagent
- * (docs/watch.md).  Started by sbagent (agent/watch.c) when the benchmark
+ * (docs/watch.md).  Started by sbagent (agent/watch_feed.c) when the benchmark
  * has a watcher, with the socket pair as fd 3: a SCAN makes it look at the
  * endpoint files again and report its dropped count, a FRAME goes to every
  * watcher (agent/sender.h).  When sbagent closes the pair (it has ended)
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "agent/sender.h"
-#include "agent/watch.h"
+#include "agent/watch_feed.h"
 #include "sbench/log.h"
 
 #define LINGER_MS 200           /* for the last frames, once sbagent ended */

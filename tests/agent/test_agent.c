@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/watch.h"
+#include "agent/watch_feed.h"
 
 static char tmpdir[] = "/tmp/sbagent-unit.XXXXXX";
 

@@ -4,7 +4,8 @@
 1. includes: every #include "..." of ctl/, proto/, agent/ and fake/ names
    a folder its file may see (ctl/floors.txt): its own, one on a lower
    floor of ctl/, proto/, or the public sbench/ -- never a higher floor,
-   never a path with "..", never a bare name;
+   never a path with "..", never a bare name; and no private header has a
+   public header's name;
 2. calls (with --build DIR): the objects of the build, read with nm, call
    no function defined on a higher floor or in a folder of the same floor,
    and no two files of one folder call each other round a cycle.
@@ -92,6 +93,16 @@ def check_includes(src, floors, sees):
                            f"{folder}/ may include only from {', '.join(sorted(ok))} and sbench/")
                     problems.append(f'{where}: #include "{target}": {why}')
     return problems, n
+
+
+def check_header_names(src):
+    """No private header has the name of a public one (sbench/status.h
+    beside a status.h of ctl/ would be read as its implementation)."""
+    public = set(os.listdir(os.path.join(src, "include", "sbench")))
+    return [f"{os.path.relpath(path, src)}: a private header named as the public "
+            f"sbench/{os.path.basename(path)} (name it <name>_private.h or for its own job)"
+            for _, path in source_files(src)
+            if path.endswith(".h") and os.path.basename(path) in public]
 
 
 def nm_symbols(obj):
@@ -206,6 +217,7 @@ def main():
     build = args[args.index("--build") + 1] if "--build" in args else None
     floors, sees = read_floors(src)
     problems, n = check_includes(src, floors, sees)
+    problems += check_header_names(src)
     nobj = 0
     if build:
         p, nobj = check_calls(build, floors, sees)

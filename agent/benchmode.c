@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/bench.h"
+#include "agent/benchmode.h"
 #include "proto/benchdir.h"
 #include "proto/mpcheck.h"
 #include "proto/util.h"

@@ -6,8 +6,8 @@
  * what could not be handed over or sent is counted for the next heartbeat.
  * sbagent itself links no libzmq and loads nothing (it is a static
  * program). */
-#ifndef SB_AGENT_WATCH_H
-#define SB_AGENT_WATCH_H
+#ifndef SB_AGENT_WATCH_FEED_H
+#define SB_AGENT_WATCH_FEED_H
 
 #include <stdbool.h>
 #include <stddef.h>

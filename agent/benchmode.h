@@ -1,8 +1,8 @@
 /* sbagent in benchmark mode (docs/benchmark-dir.md, docs/sbagent.md): the
  * batch script sets SB_BENCH_DIR, SB_ATTEMPT and SB_CHUNK; the chunk's task
  * map names the child of $SLURM_ARRAY_TASK_ID and everything it runs. */
-#ifndef SB_AGENT_BENCH_H
-#define SB_AGENT_BENCH_H
+#ifndef SB_AGENT_BENCHMODE_H
+#define SB_AGENT_BENCHMODE_H
 
 #include <limits.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Live watch, sbagent's side (agent/watch.h, docs/watch.md): the helper
+/* Live watch, sbagent's side (agent/watch_feed.h, docs/watch.md): the helper
  * sbagent-watch is started at the first endpoint file and fed over a
  * SOCK_SEQPACKET socket pair, one datagram a message, never waiting. */
 #include <dirent.h>
@@ -13,7 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "agent/watch.h"
+#include "agent/watch_feed.h"
 #include "proto/watchfmt.h"
 
 struct sb_agent_watch {
