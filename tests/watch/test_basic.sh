@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 write_spec w.yaml "name: w
-command: [sh, -c, 'sleep {nap}; [ {i} != 7 ]']
+command: [sh, -c, 'while [ ! -e $PWD/go ]; do sleep 0.1; done; sleep {nap}; [ {i} != 7 ]']
 parameters:
   i: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]
   nap: [2]
@@ -19,6 +19,10 @@ wa=$!
 wb=$!
 wait_for 10 has_endpoint "$dir" "$wa"
 wait_for 10 has_endpoint "$dir" "$wb"
+# the children's commands start only now: on a loaded machine the watchers
+# could otherwise come up after every child had finished, and nothing would
+# be live (their agents look for watchers at start and at each heartbeat)
+touch go
 ep=$(endpoint_of "$dir" "$wa")
 expect "the endpoint file is the owner's alone" "$(stat -c %a "$ep")" 600
 expect_match "it names an endpoint and a key" "$(cat "$ep")" $'^endpoint tcp://[^ ]+:[0-9]+\nserver_key .{40}$'
