@@ -48,14 +48,16 @@ expect "afterok on a failed array never runs" "$(squeue -h -j $ok -o '%T %r')" "
 expect "afterany ran" "$(acct $any State)" "COMPLETED"
 scancel $ok
 # CPUs of the node: the first job that does not fit waits for Resources,
-# the ones behind it for Priority
+# the ones behind it for Priority.  The big job holds the node until the
+# reasons are read (a fixed sleep ran out first on a loaded machine).
 export SB_FAKE_CPUS=2
-big=$(sbatch --parsable -c 2 --wrap 'sleep 0.5')
+big=$(sbatch --parsable -c 2 --wrap "while [ ! -e '$PWD/big.go' ]; do sleep 0.05; done")
 r1=$(sbatch --parsable --wrap true)
 r2=$(sbatch --parsable --wrap true)
 expect "reasons when the node is full" "$(squeue -h -t PD -o '%i %r')" "$r1 Resources
 $r2 Priority"
 expect "--cpus-per-task" "$(scontrol show job $big | grep -o 'NumCPUs=[0-9]*')" "NumCPUs=2"
+touch big.go
 wait_for 5 all_done
 expect "all ran" "$(acct $big,$r1,$r2 State | sort -u)" "COMPLETED"
 t_done
