@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "bench/jobs.h"
 #include "spec/spec_earlystop.h"
 #include "proto/benchdir.h"
+#include "slurm/slurm_cmd.h"
 #include "proto/mpcheck.h"
 #include "sbench/context.h"
 
@@ -374,97 +374,25 @@ int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb
 
 /* ---- sbatch ------------------------------------------------------------ */
 
-struct argv_builder {
-	char **v;
-	size_t n, cap;
-	int failed;
-};
-
-static void add(struct argv_builder *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(struct argv_builder *a, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	if (a->failed)
-		return;
-	if (a->n + 2 > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 32;
-		char **v = realloc(a->v, cap * sizeof(*v));
-		if (v == NULL) {
-			a->failed = 1;
-			return;
-		}
-		a->v = v;
-		a->cap = cap;
-	}
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0) {
-		a->failed = 1;
-		s = NULL;
-	}
-	va_end(ap);
-	a->v[a->n++] = s;
-	a->v[a->n] = NULL;
-}
-
 char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chunks,
 			   const struct sb_chunk *ch, const char *dependency, struct sb_error *err)
 {
 	const struct sb_attempt_settings *set = &chunks->set;
 	const struct sb_slurm_options *o = sb_spec_slurm(b->spec);
-	struct argv_builder a = { 0 };
 	char out[PATH_MAX];
-	size_t i;
+	struct sb_slurm_sbatch s = {
+		.array = ch->array, .job_name = ch->name, .output = out, .after = dependency,
+		.partition = o->partition, .time = set->time, .mem = o->mem, .gres = o->gres,
+		.nodes = o->nodes, .constraint = o->constraint, .cpus_per_task = o->cpus_per_task,
+		.ntasks = o->ntasks, .extra = (const char *const *)set->extra, .nextra = set->nextra,
+		.script = ch->script,
+	};
 
 	if (sb_bdir_slurm_output(out, sizeof(out), b->dir, ch->attempt, (int64_t)ch->index) < 0) {
 		sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
 		return NULL;
 	}
-	add(&a, "sbatch");
-	add(&a, "--parsable");
-	add(&a, "--array=%s", ch->array);
-	add(&a, "--job-name=%s", ch->name);
-	add(&a, "--output=%s.out", out);
-	add(&a, "--error=%s.err", out);
-	add(&a, "--open-mode=append");
-	if (dependency)
-		add(&a, "--dependency=afterany:%s", dependency);
-	if (o->partition)
-		add(&a, "--partition=%s", o->partition);
-	if (set->time)
-		add(&a, "--time=%s", set->time);
-	if (o->mem)
-		add(&a, "--mem=%s", o->mem);
-	if (o->cpus_per_task)
-		add(&a, "--cpus-per-task=%" PRId64, o->cpus_per_task);
-	if (o->gres)
-		add(&a, "--gres=%s", o->gres);
-	if (o->nodes)
-		add(&a, "--nodes=%s", o->nodes);
-	if (o->ntasks)
-		add(&a, "--ntasks=%" PRId64, o->ntasks);
-	if (o->constraint)
-		add(&a, "--constraint=%s", o->constraint);
-	for (i = 0; i < set->nextra; i++)
-		add(&a, "%s", set->extra[i]);
-	add(&a, "%s", ch->script);
-	if (a.failed) {
-		sb_jobs_argv_free(a.v);
-		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-		return NULL;
-	}
-	return a.v;
-}
-
-void sb_jobs_argv_free(char **argv)
-{
-	if (argv == NULL)
-		return;
-	for (char **p = argv; *p; p++)
-		free(*p);
-	free(argv);
+	return sb_slurm_sbatch_argv(&s, err);
 }
 
 int64_t sb_jobs_last_attempt(const struct sb_bench *b)

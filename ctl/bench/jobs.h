@@ -86,11 +86,10 @@ int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
 int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb_error *err);
 
 /* The sbatch argument vector for a chunk of chunks (NULL-terminated,
- * malloc'd strings in a malloc'd array; free with sb_jobs_argv_free): the
+ * malloc'd strings in a malloc'd array; free with sb_slurm_argv_free): the
  * resources of b->spec, the time limit and extra options of chunks->set.
  * dependency: a job id to run after (afterany), or NULL. */
 char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chunks,
 			   const struct sb_chunk *ch, const char *dependency, struct sb_error *err);
-void sb_jobs_argv_free(char **argv);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/proc.h"
+#include "slurm/slurm_cmd.h"
 #include "slurm/slurmcfg.h"
 
 static void defaults(struct sb_slurm_config *cfg)
@@ -63,11 +64,13 @@ void sb_slurm_config_parse(const char *text, struct sb_slurm_config *cfg)
 
 void sb_slurm_config_read(struct sb_slurm_config *cfg, struct sb_error *warn)
 {
-	char *argv[] = { "scontrol", "show", "config", NULL };
-	struct sb_proc_result res;
 	struct sb_error err;
+	char **argv = sb_slurm_scontrol_config_argv(&err);
+	struct sb_proc_result res;
+	int rc = argv ? sb_proc_run(argv, 1 << 20, 30000, &res, &err) : -1;
 
-	if (sb_proc_run(argv, 1 << 20, 30000, &res, &err) < 0) {
+	sb_slurm_argv_free(argv);
+	if (rc < 0) {
 		defaults(cfg);
 		sb_errorf(warn, "%s; assuming MaxArraySize %d and KillWait %d s", err.msg,
 			  SB_DEFAULT_MAX_ARRAY_SIZE, SB_DEFAULT_KILL_WAIT);

@@ -9,6 +9,7 @@
 
 #include "base/proc.h"
 #include "slurm/sched.h"
+#include "slurm/slurm_cmd.h"
 #include "status/status_stages.h"
 
 #define SCHED_ERR_MAX ((size_t)64 << 10)     /* stderr kept of sacct and squeue */
@@ -139,10 +140,12 @@ static int feed_end(struct line_feed *f)
 	return f->failed ? -1 : 0;
 }
 
-static int run_query(const struct sb_status_sched_ops *ops, char **argv, const char *what,
+/* Runs the query argv (its program's name, argv[0], in messages). */
+static int run_query(const struct sb_status_sched_ops *ops, char **argv,
 		     struct sb_sched_rows *rows, size_t max, int timeout_ms, int squeue,
 		     struct sb_error *err)
 {
+	const char *what = argv[0];
 	struct line_feed f = { .rows = rows, .max = max, .squeue = squeue };
 	struct sb_proc_opts po = { .max_output = SCHED_ERR_MAX, .timeout_ms = timeout_ms,
 				   .out_sink = feed, .out_sink_arg = &f };
@@ -260,9 +263,7 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 			   int timeout_ms, struct sb_error *err)
 {
 	size_t n, i, k, used, max = st->n * 4 + 100000;
-	char **ids = job_ids(st, &n), start[32], *list;
-	time_t since = (time_t)(st->bench->created_ns / 1000000000) - 86400;
-	struct tm tm;
+	char **ids = job_ids(st, &n), since[SB_SLURM_TIME_LEN], *list, **argv;
 	int rc = 0;
 
 	if (n == 0) {
@@ -276,25 +277,28 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 	}
 	for (k = 0, used = 0; k < n; k++)
 		used += (size_t)sprintf(list + used, "%s%s", k ? "," : "", ids[k]);
-	{
-		char *argv[] = { "squeue", "-h", "-r", "-j", list, "-o", SB_SQUEUE_FORMAT, NULL };
-		/* squeue fails for ids it no longer knows on real Slurm: not fatal */
-		if (run_query(ops, argv, "squeue", &st->queue, max, timeout_ms, 1, NULL) < 0)
-			st->queue.n = 0;
-		st->squeue_calls++;
+	if ((argv = sb_slurm_squeue_tasks_argv(list, err)) == NULL) {
+		rc = -1;
+		goto out;
 	}
-	localtime_r(&since, &tm);
-	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S", &tm);
+	/* squeue fails for ids it no longer knows on real Slurm: not fatal */
+	if (run_query(ops, argv, &st->queue, max, timeout_ms, 1, NULL) < 0)
+		st->queue.n = 0;
+	st->squeue_calls++;
+	sb_slurm_argv_free(argv);
+	sb_slurm_since(since, st->bench->created_ns / 1000000000 - 86400);
 	for (i = 0; rc == 0 && i < n; i += SB_SACCT_IDS_PER_CALL) {
 		for (k = i, used = 0; k < n && k < i + SB_SACCT_IDS_PER_CALL; k++)
 			used += (size_t)sprintf(list + used, "%s%s", k > i ? "," : "", ids[k]);
-		{
-			char *argv[] = { "sacct", "-P", "-n", "-X", "-D", "-j", list, "-S", start,
-					 "--format=" SB_SACCT_FORMAT, NULL };
-			rc = run_query(ops, argv, "sacct", &st->acct, max, timeout_ms, 0, err);
-			st->sacct_calls++;
+		if ((argv = sb_slurm_sacct_tasks_argv(list, since, err)) == NULL) {
+			rc = -1;
+			break;
 		}
+		rc = run_query(ops, argv, &st->acct, max, timeout_ms, 0, err);
+		st->sacct_calls++;
+		sb_slurm_argv_free(argv);
 	}
+out:
 	free(list);
 	free(ids);
 	return rc;

@@ -10,6 +10,7 @@
 #include "submit/lane_private.h"
 #include "base/proc.h"
 #include "base/render.h"
+#include "slurm/slurm_cmd.h"
 #include "submit/submit_private.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -116,13 +117,17 @@ static int add_job(struct sb_lane_active *a, const char *id, size_t len)
  * (pending, running, completing...). */
 static int find_active(struct sb_lane_result *r, const char *list, struct sb_error *err)
 {
-	char *argv[] = { "squeue", "--me", "-h", "-o", "%F|%j|%T", NULL };
+	char **argv = sb_slurm_squeue_mine_argv(err);
 	struct sb_proc_result pr = { 0 };
 	size_t plen = strlen(r->lane);
 	char *line, *save = NULL;
 	int rc = 0;
 
-	if (sb_proc_run(argv, SQUEUE_MAX, 120000, &pr, err) < 0) {
+	if (argv == NULL)
+		return -1;
+	rc = sb_proc_run(argv, SQUEUE_MAX, 120000, &pr, err);
+	sb_slurm_argv_free(argv);
+	if (rc < 0) {
 		sb_error_recode(err, SB_ERR_SCHEDULER);
 		return -1;
 	}
@@ -134,12 +139,13 @@ static int find_active(struct sb_lane_result *r, const char *list, struct sb_err
 	}
 	for (line = strtok_r(pr.out ? pr.out : (char[]){ 0 }, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *bar = strchr(line, '|'), *name, *d, digest12[13];
+		const char *name, *d;
+		char digest12[13];
+		size_t job_len;
 		struct sb_lane_active *a;
 
-		if (bar == NULL)
+		if (sb_slurm_mine_row(line, &job_len, &name) < 0)
 			continue;
-		name = bar + 1;
 		/* "<lane>.sb-<12 hex>-a..." */
 		if (strncmp(name, r->lane, plen) != 0 || strncmp(name + plen, ".sb-", 4) != 0)
 			continue;
@@ -148,7 +154,7 @@ static int find_active(struct sb_lane_result *r, const char *list, struct sb_err
 			continue;
 		memcpy(digest12, d, 12);
 		digest12[12] = '\0';
-		if ((a = active_for(r, digest12)) == NULL || add_job(a, line, (size_t)(bar - line)) < 0 ||
+		if ((a = active_for(r, digest12)) == NULL || add_job(a, line, job_len) < 0 ||
 		    (a->dir == NULL && list_find(list, digest12, &a->dir, &a->name) < 0)) {
 			rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;

@@ -18,6 +18,7 @@
 #include "spec/spec_private.h"
 #include "submit/submit_private.h"
 #include "bench/subm.h"
+#include "slurm/slurm_cmd.h"
 #include "proto/util.h"
 #include "sbench/context.h"
 
@@ -35,47 +36,6 @@ static void first_line(const char *text, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-/* Parses sbatch --parsable output: "JOBID" or "JOBID;CLUSTER". */
-static int parse_job_id(const char *out, char *job_id, size_t size)
-{
-	size_t n = strspn(out, "0123456789");
-
-	if (n == 0 || n >= size || (out[n] != '\0' && out[n] != '\n' && out[n] != ';'))
-		return -1;
-	memcpy(job_id, out, n);
-	job_id[n] = '\0';
-	return 0;
-}
-
-/* A job id from a line of squeue %F or sacct JobID: "123", "123_4",
- * "123_[0-3]" -> "123"; 0 when the line names no job. */
-static int line_job_id(const char *line, char *job_id, size_t size)
-{
-	size_t n = strspn(line, "0123456789");
-
-	if (n == 0 || n >= size || (line[n] != '\0' && line[n] != '\n' && line[n] != '_' &&
-				    line[n] != ';' && line[n] != '+'))
-		return 0;
-	memcpy(job_id, line, n);
-	job_id[n] = '\0';
-	return 1;
-}
-
-/* Keeps in best the lowest job id named in text (one per line): when a
- * chunk was submitted twice, the first array is the one to record. */
-static void lowest_job_id(const char *text, char *best, size_t size)
-{
-	char id[64];
-
-	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		if (!line_job_id(p, id, sizeof(id)) || strlen(id) >= size)
-			continue;
-		if (best[0] == '\0' || strlen(id) < strlen(best) ||
-		    (strlen(id) == strlen(best) && strcmp(id, best) < 0))
-			snprintf(best, size, "%s", id);
-	}
-}
-
 /* One program of the lookup; 1 when it answered (exit 0). */
 static int ask(char *const argv[], char *best, size_t size)
 {
@@ -85,7 +45,7 @@ static int ask(char *const argv[], char *best, size_t size)
 	if (sb_proc_run(argv, 1 << 20, QUERY_TIMEOUT_MS, &r, NULL) == 0) {
 		if (r.exit_code == 0 && !r.truncated) {
 			answered = 1;
-			lowest_job_id(r.out, best, size);
+			sb_slurm_lowest_job_id(r.out, best, size);
 		}
 		sb_proc_result_release(&r);
 	}
@@ -117,34 +77,36 @@ static int lookup_window_ms(const struct sb_ctx *ctx)
 static int find_job_by_name(const char *name, int64_t intent_ns, int window_ms, char *job_id,
 			    size_t size, struct sb_error *err)
 {
-	char opt_name[128], opt_start[32] = "2000-01-01T00:00:00";
-	time_t since = (time_t)(intent_ns / 1000000000) - 86400;
+	char since[SB_SLURM_TIME_LEN], **squeue, **sacct;
 	int64_t until = monotonic_ms() + window_ms;
-	int squeue_ok = 0, sacct_ok = 0;
-	struct tm tm;
+	int squeue_ok = 0, sacct_ok = 0, rc = 0;
 
-	if (snprintf(opt_name, sizeof(opt_name), "--name=%s", name) >= (int)sizeof(opt_name))
-		return sb_errorf(err, "job name '%s' is too long", name);
-	if (intent_ns > 0 && localtime_r(&since, &tm) != NULL)
-		strftime(opt_start, sizeof(opt_start), "%Y-%m-%dT%H:%M:%S", &tm);
+	sb_slurm_since(since, intent_ns > 0 ? intent_ns / 1000000000 - 86400 : -1);
+	squeue = sb_slurm_squeue_named_argv(name, err);
+	sacct = squeue ? sb_slurm_sacct_named_argv(name, since, err) : NULL;
+	if (sacct == NULL) {
+		sb_slurm_argv_free(squeue);
+		return -1;
+	}
 	job_id[0] = '\0';
 	for (;;) {
-		char *squeue[] = { "squeue", "-h", "-t", "all", opt_name, "-o", "%F", NULL };
-		char *sacct[] = { "sacct", "-n", "-X", "-P", opt_name, "-S", opt_start,
-				  "--format=JobID", NULL };
-
 		squeue_ok |= ask(squeue, job_id, size);
 		sacct_ok |= ask(sacct, job_id, size);
-		if (job_id[0])
-			return 1;
+		if (job_id[0]) {
+			rc = 1;
+			goto out;
+		}
 		if (monotonic_ms() >= until)
 			break;
 		usleep(500000);
 	}
 	if (!squeue_ok && !sacct_ok)
-		return sb_errorf(err, "neither squeue nor sacct answered, so whether job '%s' was "
-				 "submitted cannot be told; nothing was submitted for it", name);
-	return 0;
+		rc = sb_errorf(err, "neither squeue nor sacct answered, so whether job '%s' was "
+			       "submitted cannot be told; nothing was submitted for it", name);
+out:
+	sb_slurm_argv_free(squeue);
+	sb_slurm_argv_free(sacct);
+	return rc;
 }
 
 static int add_job(struct sb_submit_result *res, const struct sb_chunk *ch, const char *job_id,
@@ -194,7 +156,7 @@ static enum sbatch_outcome run_sbatch(const struct sb_bench *b, const struct sb_
 	if (argv == NULL)
 		return SBATCH_REFUSED;
 	rc = sb_proc_run_opts(argv, &o, &r, err);
-	sb_jobs_argv_free(argv);
+	sb_slurm_argv_free(argv);
 	if (rc < 0)
 		return SBATCH_REFUSED; /* not started */
 	*interrupted = r.interrupted;
@@ -209,7 +171,7 @@ static enum sbatch_outcome run_sbatch(const struct sb_bench *b, const struct sb_
 		first_line(r.err_len ? r.err : r.out, line, sizeof(line));
 		sb_errorf(err, "%s", line[0] ? line : "sbatch failed without a message");
 		out = SBATCH_REFUSED;
-	} else if (parse_job_id(r.out, job_id, size) < 0) {
+	} else if (sb_slurm_sbatch_job_id(r.out, job_id, size) < 0) {
 		first_line(r.out, line, sizeof(line));
 		sb_errorf(err, "sbatch printed '%s', not a job id", line);
 		out = SBATCH_UNKNOWN;
@@ -1002,7 +964,8 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 	struct sb_proc_result r;
 	struct sb_key key;
 	char *ids = NULL, **argv = NULL;
-	size_t i, k, nsub = 0, len = 0, nargv = 0;
+	const char **picked = NULL;
+	size_t i, k, nsub = 0, len = 0, npicked = 0;
 	int rc = -1;
 
 	if (result_header(res, b, err) < 0 || sb_bench_load_key(b, &key, err) < 0)
@@ -1016,9 +979,9 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 		goto out;
 	}
 	ids = malloc(nsub * 24 + 1);
-	argv = calloc(nsub + 3, sizeof(*argv));
+	picked = calloc(nsub, sizeof(*picked));
 	res->jobs = calloc(nsub, sizeof(*res->jobs));
-	if (ids == NULL || argv == NULL || res->jobs == NULL) {
+	if (ids == NULL || picked == NULL || res->jobs == NULL) {
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -1029,8 +992,10 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 						subm.v[i].job_id);
 	{
 		/* which arrays still have pending or running tasks */
-		char *q[] = { "squeue", "-h", "-r", "-j", ids, "-o", "%F", NULL };
-		if (sb_proc_run(q, 1 << 24, 60000, &r, err) < 0)
+		char **q = sb_slurm_squeue_arrays_argv(ids, err);
+		int qrc = q ? sb_proc_run(q, 1 << 24, 60000, &r, err) : -1;
+		sb_slurm_argv_free(q);
+		if (qrc < 0)
 			goto out;
 		if (r.exit_code != 0) {
 			sb_errorf(err, "squeue failed: %.200s", r.err_len ? r.err : "no message");
@@ -1038,29 +1003,25 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 			goto out;
 		}
 	}
-	argv[nargv++] = "scancel";
 	for (i = 0; i < subm.n; i++) {
 		const struct sb_subm_entry *e = &subm.v[i];
-		const char *p = r.out;
-		size_t idlen = strlen(e->job_id);
-		int active = 0;
+		int active;
 		if (e->type != SB_SUBM_SUBMITTED)
 			continue;
-		for (; *p; p += strcspn(p, "\n"), p += *p == '\n')
-			if (!strncmp(p, e->job_id, idlen) && (p[idlen] == '\n' || p[idlen] == '\0'))
-				active = 1;
-		for (k = 1; k < nargv; k++)
-			if (!strcmp(argv[k], e->job_id))
+		active = sb_slurm_lists_job(r.out ? r.out : "", e->job_id);
+		for (k = 0; k < npicked; k++)
+			if (!strcmp(picked[k], e->job_id))
 				active = 0;
 		if (active)
-			argv[nargv++] = (char *)e->job_id;
+			picked[npicked++] = e->job_id;
 	}
 	sb_proc_result_release(&r);
-	if (nargv == 1) {
+	if (npicked == 0) {
 		rc = 0;
 		goto out;
 	}
-	if (sb_proc_run(argv, 1 << 16, 60000, &r, err) < 0)
+	if ((argv = sb_slurm_scancel_argv(picked, npicked, err)) == NULL ||
+	    sb_proc_run(argv, 1 << 16, 60000, &r, err) < 0)
 		goto out;
 	if (r.exit_code != 0) {
 		sb_errorf(err, "scancel failed: %.300s", r.err_len ? r.err : "no message");
@@ -1077,8 +1038,8 @@ int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, stru
 		const struct sb_subm_entry *e = &subm.v[i];
 		struct sb_subm_entry c;
 		int listed = 0;
-		for (k = 1; k < nargv; k++)
-			listed |= e->type == SB_SUBM_SUBMITTED && argv[k] == e->job_id;
+		for (k = 0; k < npicked; k++)
+			listed |= e->type == SB_SUBM_SUBMITTED && picked[k] == e->job_id;
 		if (!listed)
 			continue;
 		memset(&c, 0, sizeof(c));
@@ -1104,6 +1065,7 @@ out:
 	sb_subm_release(&subm);
 	sb_key_cleanse(&key);
 	free(ids);
-	free(argv);
+	free(picked);
+	sb_slurm_argv_free(argv);
 	return rc;
 }

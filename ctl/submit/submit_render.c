@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slurm/slurm_cmd.h"
 #include "submit/submit_private.h"
 #include "proto/json.h"
 #include "sbench/submit.h"
@@ -152,7 +153,7 @@ static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_c
 		for (t = 0; t < ch->n; t++)
 			fprintf(out, "%s%zu->%zu", t % 10 ? " " : "\n  ", t, ch->children[t]);
 		fputc('\n', out);
-		sb_jobs_argv_free(argv);
+		sb_slurm_argv_free(argv);
 		free(script);
 	}
 }

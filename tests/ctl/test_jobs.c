@@ -21,6 +21,7 @@
 
 #include "bench/bench_private.h"
 #include "bench/jobs.h"
+#include "slurm/slurm_cmd.h"
 #include "tests/ctl/benchfix.h"
 
 static const char spec_text[] =
@@ -343,7 +344,7 @@ static void test_sbatch_argv(void **state)
 		}
 		assert_true(has_out && has_arr && has_dep && has_part && has_time && has_name);
 	}
-	sb_jobs_argv_free(argv);
+	sb_slurm_argv_free(argv);
 	sb_chunks_release(&c);
 }
 

@@ -8,7 +8,11 @@
    public header's name;
 2. calls (with --build DIR): the objects of the build, read with nm, call
    no function defined on a higher floor or in a folder of the same floor,
-   and no two files of one folder call each other round a cycle.
+   and no two files of one folder call each other round a cycle;
+3. one owner per format: a Slurm command line is spelt in
+   ctl/slurm/slurm_cmd.c only (no other file of ctl/ has a string literal
+   naming sbatch, squeue, sacct, scancel or scontrol as a program, or one
+   of their options that sbctl passes).
 
 Prints one line per problem and exits 1 when there is any, else prints what
 was checked and exits 0.  Usage: check_layout.py SRC [--build BUILD]
@@ -103,6 +107,34 @@ def check_header_names(src):
             f"sbench/{os.path.basename(path)} (name it <name>_private.h or for its own job)"
             for _, path in source_files(src)
             if path.endswith(".h") and os.path.basename(path) in public]
+
+
+SLURM_OWNER = os.path.join("ctl", "slurm", "slurm_cmd.c")
+SLURM_LITERAL = re.compile(r'"(?:(?:sbatch|squeue|sacct|scancel|scontrol)"|'
+                           r'--(?:parsable|array=|job-name=|dependency=|open-mode=|'
+                           r'format=|name=|me")|-o", "%)')
+
+
+def without_comments(text):
+    """C text with its comments blanked (string literals kept)."""
+    return re.sub(r'/\*.*?\*/|//[^\n]*', lambda m: re.sub(r'[^\n]', ' ', m.group(0)),
+                  text, flags=re.S)
+
+
+def check_slurm_owner(src):
+    """Slurm command lines only in their module."""
+    problems = []
+    for _, path in source_files(src):
+        rel = os.path.relpath(path, src)
+        if not rel.startswith("ctl" + os.sep) or rel == SLURM_OWNER:
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = without_comments(f.read())
+        for m in SLURM_LITERAL.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{rel}:{line}: a Slurm command line spelt outside "
+                            f"{SLURM_OWNER} ({m.group(0)})")
+    return problems
 
 
 def nm_symbols(obj):
@@ -218,6 +250,7 @@ def main():
     floors, sees = read_floors(src)
     problems, n = check_includes(src, floors, sees)
     problems += check_header_names(src)
+    problems += check_slurm_owner(src)
     nobj = 0
     if build:
         p, nobj = check_calls(build, floors, sees)

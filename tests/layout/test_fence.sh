@@ -46,4 +46,24 @@ try base/arena.c status/status_types.h
 try spec/spec.c plan/settings.h
 try bench/jobs.c submit/submit_private.h
 try cli/main.c bench/jobs.h
-[ "$fails" = 0 ] && echo "the fence holds: 4 upward includes refused" || { echo "FAILED: $fails"; exit 1; }
+
+# the rules checker on the copy: clean as it is, and each broken rule named
+check() { python3 "$src/tests/layout/check_layout.py" "$work/src" 2>&1; }
+if out=$(check); then ok "the checker passes the copy"; else echo "$out"; bad "the checker refuses the unchanged copy"; fi
+# rule_breaks DESC FILE LINE PATTERN: LINE appended to FILE makes the checker print PATTERN
+rule_breaks() {
+	cp "$work/src/ctl/$2" "$work/keep"
+	printf '%s\n' "$3" >>"$work/src/ctl/$2"
+	if out=$(check); then
+		bad "$1: the checker passed it"
+	elif grep -q "$4" <<<"$out"; then
+		ok "$1: refused"
+	else
+		echo "$out"; bad "$1: refused for another reason"
+	fi
+	cp "$work/keep" "$work/src/ctl/$2"
+}
+rule_breaks "an upward include" base/stats.c '#include "report/report_html.h"' 'ctl/base/stats.c:.*report/report_html.h'
+rule_breaks "a Slurm command line outside slurm_cmd.c" submit/lane.c \
+	'static char *q[] = { "squeue", "--me", NULL };' 'ctl/submit/lane.c:.*Slurm command line'
+[ "$fails" = 0 ] && echo "the fence holds: 4 upward includes refused, the rules checked" || { echo "FAILED: $fails"; exit 1; }
