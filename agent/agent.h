@@ -38,7 +38,7 @@ struct sb_agent_run {
 	double heartbeat_s;           /* 0 disables heartbeats */
 	double kill_wait_s;           /* budget after a termination signal */
 	const char *run_dir;          /* absolute; the command's working directory */
-	const struct sb_agent_early_stop *early_stop; /* NULL or no rules: none */
+	const struct sb_early_stop_rules *early_stop; /* NULL or no rules: none */
 	struct sb_agent_watch *watch; /* live watch (agent/watch_feed.h), or NULL */
 };
 
@@ -196,7 +196,7 @@ struct sb_agent_finish {
 	const char *metrics_error;    /* the metrics file could not be read, or NULL */
 	uint64_t records;             /* records in the file including this one */
 	uint64_t records_skipped;     /* written as skipped_records when not 0 */
-	const struct sb_agent_early_stop *early_stop; /* the rules outcome->early names */
+	const struct sb_early_stop_rules *early_stop; /* the rules outcome->early names */
 };
 
 int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f);

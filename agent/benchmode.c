@@ -12,6 +12,7 @@
 #include "agent/benchmode.h"
 #include "proto/benchdir.h"
 #include "proto/mpcheck.h"
+#include "proto/recordkeys.h"
 #include "proto/util.h"
 
 #define MAP_MAX ((size_t)1 << 30)
@@ -169,7 +170,7 @@ static int add_env(struct sb_agent_bench *b, size_t cap, const char *name, size_
  * SB_ATTEMPT, SB_SPEC_DIR and the NULL (with one to spare). */
 static size_t env_cap(const msgpack_object *task)
 {
-	const msgpack_object *env = sb_mp_get(task, "env"), *params = sb_mp_get(task, "params");
+	const msgpack_object *env = sb_mp_get(task, SB_TM_ENV), *params = sb_mp_get(task, SB_TM_PARAMS);
 
 	return (env && env->type == MSGPACK_OBJECT_MAP ? env->via.map.size : 0) +
 	       (params && params->type == MSGPACK_OBJECT_MAP ? params->via.map.size : 0) + 5;
@@ -179,7 +180,7 @@ static size_t env_cap(const msgpack_object *task)
  * SB_PARAM_<name>. */
 static int build_env(struct sb_agent_bench *b, const msgpack_object *task, struct sb_error *err)
 {
-	const msgpack_object *env = sb_mp_get(task, "env"), *params = sb_mp_get(task, "params");
+	const msgpack_object *env = sb_mp_get(task, SB_TM_ENV), *params = sb_mp_get(task, SB_TM_PARAMS);
 	char num[32], *text;
 	size_t cap;
 	uint32_t i;
@@ -369,8 +370,8 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		sb_errorf(err, "task map '%s' cannot be decoded", map);
 		goto out;
 	}
-	tasks = sb_mp_get(&u.data, "tasks");
-	if (get_uint(&u.data, "format", &v) < 0 || v != 1 || copy_hex(sb_mp_get(&u.data, "bench"), b->digest) < 0 ||
+	tasks = sb_mp_get(&u.data, SB_TM_TASKS);
+	if (get_uint(&u.data, SB_TM_FORMAT, &v) < 0 || v != 1 || copy_hex(sb_mp_get(&u.data, SB_TM_BENCH), b->digest) < 0 ||
 	    tasks == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
 		sb_errorf(err, "task map '%s' is not a format-1 task map", map);
 		goto out;
@@ -381,9 +382,9 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 		goto out;
 	}
 	task = &tasks->via.array.ptr[b->task];
-	command = sb_mp_get(task, "command");
-	o = sb_mp_get(task, "shell");
-	if (get_uint(task, "child", &b->child) < 0 || copy_hex(sb_mp_get(task, "digest"), b->child_digest) < 0 ||
+	command = sb_mp_get(task, SB_TM_COMMAND);
+	o = sb_mp_get(task, SB_TM_SHELL);
+	if (get_uint(task, SB_TM_CHILD, &b->child) < 0 || copy_hex(sb_mp_get(task, SB_TM_DIGEST), b->child_digest) < 0 ||
 	    command == NULL || o == NULL || o->type != MSGPACK_OBJECT_BOOLEAN) {
 		sb_errorf(err, "task %" PRId64 " of task map '%s' lacks child, digest, command or shell",
 			  b->task, map);
@@ -411,29 +412,29 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 			  " (leave it empty in benchmark mode)", b->child);
 		goto out;
 	}
-	if ((b->results = dup_list(sb_mp_get(&u.data, "results"), &b->nresults)) == NULL) {
+	if ((b->results = dup_list(sb_mp_get(&u.data, SB_TM_RESULTS), &b->nresults)) == NULL) {
 		sb_errorf(err, "task map '%s': bad results", map);
 		goto out;
 	}
-	o = sb_mp_get(&u.data, "metrics");
+	o = sb_mp_get(&u.data, SB_TM_METRICS);
 	if (o && o->type != MSGPACK_OBJECT_NIL && (b->metrics = dup_str(o)) == NULL) {
 		sb_errorf(err, "task map '%s': bad metrics", map);
 		goto out;
 	}
-	if (get_uint(&u.data, "heartbeat", &v) < 0) {
+	if (get_uint(&u.data, SB_TM_HEARTBEAT, &v) < 0) {
 		sb_errorf(err, "task map '%s': bad heartbeat", map);
 		goto out;
 	}
 	b->heartbeat_s = (double)v;
-	if (get_uint(&u.data, "kill_wait", &v) < 0) {
+	if (get_uint(&u.data, SB_TM_KILL_WAIT, &v) < 0) {
 		sb_errorf(err, "task map '%s': bad kill_wait", map);
 		goto out;
 	}
 	b->kill_wait_s = (double)v;
-	if (sb_agent_early_stop_load(&b->early_stop, sb_mp_get(&u.data, "early_stop"), err) < 0 ||
+	if (sb_early_stop_rules_decode(&b->early_stop, sb_mp_get(&u.data, SB_TM_EARLY_STOP), err) < 0 ||
 	    build_env(b, task, err) < 0)
 		goto out;
-	o = sb_mp_get(&u.data, "spec_dir");
+	o = sb_mp_get(&u.data, SB_TM_SPEC_DIR);
 	if (o && o->type != MSGPACK_OBJECT_NIL && (spec_dir = dup_str(o)) == NULL) {
 		sb_errorf(err, "task map '%s': bad spec_dir", map);
 		goto out;

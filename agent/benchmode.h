@@ -30,7 +30,7 @@ struct sb_agent_bench {
 	double kill_wait_s;
 	char **env;                  /* "NAME=VALUE" to set for the command, NULL-terminated */
 	size_t nenv;
-	struct sb_agent_early_stop early_stop; /* the task map's early_stop */
+	struct sb_early_stop_rules early_stop; /* the task map's early_stop */
 };
 
 /* 1 when the environment asks for benchmark mode (SB_BENCH_DIR is set). */

@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/benchmode.h"
 #include "agent/watch_feed.h"
+#include "proto/recordkeys.h"
 
 struct options {
 	const char *key;
@@ -368,7 +369,7 @@ int main(int argc, char **argv)
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_start(&sb, &run, &key, &host);
 	sb_key_cleanse(&key); /* the writer holds its own keyed MAC */
-	rc = write_durable(w, "start", &sb, rc, 0, &err);
+	rc = write_durable(w, SB_RT_START, &sb, rc, 0, &err);
 	msgpack_sbuffer_destroy(&sb);
 	if (rc != 0) {
 		struct sb_error cerr;
@@ -413,7 +414,7 @@ int main(int argc, char **argv)
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_finish(&sb, &fin);
 	/* after a termination signal, Slurm's SIGKILL ends the retries anyway */
-	rc = write_durable(w, "finish", &sb, rc, outcome.kill_deadline, &err);
+	rc = write_durable(w, SB_RT_FINISH, &sb, rc, outcome.kill_deadline, &err);
 	msgpack_sbuffer_destroy(&sb);
 	if (rc != 0)
 		fprintf(stderr, "sbagent: cannot write the finish record to '%s': %s; "

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "agent/agent.h"
+#include "proto/recordkeys.h"
 
 static int pk_str(msgpack_packer *pk, const char *s)
 {
@@ -67,29 +68,29 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
 	rc |= msgpack_pack_map(&pk, 11);
-	rc |= KEY(&pk, "command");
+	rc |= KEY(&pk, SB_RK_COMMAND);
 	rc |= msgpack_pack_array(&pk, run->argc);
 	for (i = 0; i < run->argc; i++)
 		rc |= pk_str(&pk, run->argv[i]);
-	rc |= KEY(&pk, "cores");
+	rc |= KEY(&pk, SB_RK_CORES);
 	rc |= pk_int_or_nil(&pk, host->cores);
-	rc |= KEY(&pk, "cpu_model");
+	rc |= KEY(&pk, SB_RK_CPU_MODEL);
 	rc |= pk_str(&pk, host->cpu_model[0] ? host->cpu_model : NULL);
-	rc |= KEY(&pk, "cpus_allowed");
+	rc |= KEY(&pk, SB_RK_CPUS_ALLOWED);
 	rc |= pk_int_or_nil(&pk, host->cpus_allowed);
-	rc |= KEY(&pk, "cwd");
+	rc |= KEY(&pk, SB_RK_CWD);
 	rc |= pk_str(&pk, run->run_dir);
-	rc |= KEY(&pk, "heartbeat_s");
+	rc |= KEY(&pk, SB_RK_HEARTBEAT_S);
 	rc |= msgpack_pack_double(&pk, run->heartbeat_s);
-	rc |= KEY(&pk, "kernel");
+	rc |= KEY(&pk, SB_RK_KERNEL);
 	rc |= pk_str(&pk, host->kernel[0] ? host->kernel : NULL);
-	rc |= KEY(&pk, "key_id");
+	rc |= KEY(&pk, SB_RK_KEY_ID);
 	rc |= pk_str(&pk, key->id);
-	rc |= KEY(&pk, "kill_wait_s");
+	rc |= KEY(&pk, SB_RK_KILL_WAIT_S);
 	rc |= msgpack_pack_double(&pk, run->kill_wait_s);
-	rc |= KEY(&pk, "metrics_file");
+	rc |= KEY(&pk, SB_RK_METRICS_FILE);
 	rc |= pk_str(&pk, run->metrics);
-	rc |= KEY(&pk, "result_files");
+	rc |= KEY(&pk, SB_RK_RESULT_FILES);
 	rc |= msgpack_pack_array(&pk, run->nresults);
 	for (i = 0; i < run->nresults; i++)
 		rc |= pk_str(&pk, run->results[i]);
@@ -121,20 +122,20 @@ int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
 	rc |= msgpack_pack_map(&pk, 4 + (metrics != NULL) + (watch_dropped != NULL));
-	rc |= KEY(&pk, "elapsed_s");
+	rc |= KEY(&pk, SB_RK_ELAPSED_S);
 	rc |= msgpack_pack_double(&pk, elapsed_s);
-	rc |= KEY(&pk, "max_rss_kb");
+	rc |= KEY(&pk, SB_RK_MAX_RSS_KB);
 	rc |= msgpack_pack_int64(&pk, u->max_rss_kb);
 	if (metrics) {
-		rc |= KEY(&pk, "metrics");
+		rc |= KEY(&pk, SB_RK_METRICS);
 		rc |= pk_metrics(&pk, metrics);
 	}
-	rc |= KEY(&pk, "sys_s");
+	rc |= KEY(&pk, SB_RK_SYS_S);
 	rc |= msgpack_pack_double(&pk, u->sys_s);
-	rc |= KEY(&pk, "user_s");
+	rc |= KEY(&pk, SB_RK_USER_S);
 	rc |= msgpack_pack_double(&pk, u->user_s);
 	if (watch_dropped) {
-		rc |= KEY(&pk, "watch_dropped");
+		rc |= KEY(&pk, SB_RK_WATCH_DROPPED);
 		rc |= msgpack_pack_uint64(&pk, *watch_dropped);
 	}
 	return rc ? -1 : 0;
@@ -148,11 +149,11 @@ int sb_agent_payload_signal(msgpack_sbuffer *sb, int sig, const char *action)
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
 	rc |= msgpack_pack_map(&pk, 3);
-	rc |= KEY(&pk, "action");
+	rc |= KEY(&pk, SB_RK_ACTION);
 	rc |= pk_str(&pk, action);
-	rc |= KEY(&pk, "name");
+	rc |= KEY(&pk, SB_RK_NAME);
 	rc |= pk_str(&pk, sb_agent_signal_name(sig, buf));
-	rc |= KEY(&pk, "signal");
+	rc |= KEY(&pk, SB_RK_SIGNAL);
 	rc |= msgpack_pack_int64(&pk, sig);
 	return rc ? -1 : 0;
 }
@@ -164,38 +165,38 @@ static int pk_result(msgpack_packer *pk, const struct sb_agent_result *r)
 	switch (r->state) {
 	case SB_RESULT_HASHED:
 		rc |= msgpack_pack_map(pk, 4);
-		rc |= KEY(pk, "mtime_ns");
+		rc |= KEY(pk, SB_RK_MTIME_NS);
 		rc |= msgpack_pack_int64(pk, r->mtime_ns);
-		rc |= KEY(pk, "path");
+		rc |= KEY(pk, SB_RK_PATH);
 		rc |= pk_str(pk, r->path);
-		rc |= KEY(pk, "sha256");
+		rc |= KEY(pk, SB_RK_SHA256);
 		rc |= pk_str(pk, r->sha256);
-		rc |= KEY(pk, "size");
+		rc |= KEY(pk, SB_RK_SIZE);
 		rc |= msgpack_pack_uint64(pk, r->size);
 		break;
 	case SB_RESULT_MISSING:
 		rc |= msgpack_pack_map(pk, 2);
-		rc |= KEY(pk, "missing");
+		rc |= KEY(pk, SB_RK_MISSING);
 		rc |= msgpack_pack_true(pk);
-		rc |= KEY(pk, "path");
+		rc |= KEY(pk, SB_RK_PATH);
 		rc |= pk_str(pk, r->path);
 		break;
 	case SB_RESULT_NOT_HASHED:
 		rc |= msgpack_pack_map(pk, 4);
-		rc |= KEY(pk, "mtime_ns");
+		rc |= KEY(pk, SB_RK_MTIME_NS);
 		rc |= msgpack_pack_int64(pk, r->mtime_ns);
-		rc |= KEY(pk, "not_hashed");
+		rc |= KEY(pk, SB_RK_NOT_HASHED);
 		rc |= msgpack_pack_true(pk);
-		rc |= KEY(pk, "path");
+		rc |= KEY(pk, SB_RK_PATH);
 		rc |= pk_str(pk, r->path);
-		rc |= KEY(pk, "size");
+		rc |= KEY(pk, SB_RK_SIZE);
 		rc |= msgpack_pack_uint64(pk, r->size);
 		break;
 	case SB_RESULT_ERROR:
 		rc |= msgpack_pack_map(pk, 2);
-		rc |= KEY(pk, "error");
+		rc |= KEY(pk, SB_RK_ERROR);
 		rc |= pk_str(pk, r->error);
-		rc |= KEY(pk, "path");
+		rc |= KEY(pk, SB_RK_PATH);
 		rc |= pk_str(pk, r->path);
 		break;
 	}
@@ -213,49 +214,49 @@ int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
 	rc |= msgpack_pack_map(&pk, 13 + (f->records_skipped != 0) + o->early.fired);
-	rc |= KEY(&pk, "core_dumped");
+	rc |= KEY(&pk, SB_RK_CORE_DUMPED);
 	rc |= pk_bool(&pk, signaled && WCOREDUMP(o->status));
 	if (o->early.fired) {
-		rc |= KEY(&pk, "early_stop");
+		rc |= KEY(&pk, SB_RK_EARLY_STOP);
 		rc |= sb_agent_pack_early_stop(&pk, f->early_stop, &o->early);
 	}
-	rc |= KEY(&pk, "error");
+	rc |= KEY(&pk, SB_RK_ERROR);
 	rc |= pk_str(&pk, f->error);
-	rc |= KEY(&pk, "exit_code");
+	rc |= KEY(&pk, SB_RK_EXIT_CODE);
 	if (signaled)
 		rc |= msgpack_pack_nil(&pk);
 	else
 		rc |= msgpack_pack_int64(&pk, WEXITSTATUS(o->status));
-	rc |= KEY(&pk, "max_rss_kb");
+	rc |= KEY(&pk, SB_RK_MAX_RSS_KB);
 	rc |= msgpack_pack_int64(&pk, o->usage.max_rss_kb);
-	rc |= KEY(&pk, "metrics");
+	rc |= KEY(&pk, SB_RK_METRICS);
 	rc |= pk_metrics(&pk, m);
-	rc |= KEY(&pk, "metrics_error");
+	rc |= KEY(&pk, SB_RK_METRICS_ERROR);
 	rc |= pk_str(&pk, f->metrics_error);
-	rc |= KEY(&pk, "records");
+	rc |= KEY(&pk, SB_RK_RECORDS);
 	rc |= msgpack_pack_uint64(&pk, f->records);
-	rc |= KEY(&pk, "results");
+	rc |= KEY(&pk, SB_RK_RESULTS);
 	rc |= msgpack_pack_array(&pk, f->nresults);
 	for (i = 0; i < f->nresults; i++)
 		rc |= pk_result(&pk, &f->results[i]);
-	rc |= KEY(&pk, "signal");
+	rc |= KEY(&pk, SB_RK_SIGNAL);
 	if (signaled)
 		rc |= msgpack_pack_int64(&pk, WTERMSIG(o->status));
 	else
 		rc |= msgpack_pack_nil(&pk);
-	rc |= KEY(&pk, "skipped_metrics");
+	rc |= KEY(&pk, SB_RK_SKIPPED_METRICS);
 	rc |= msgpack_pack_array(&pk, m ? m->nskipped : 0);
 	for (i = 0; m && i < m->nskipped; i++)
 		rc |= pk_str(&pk, m->skipped[i]);
 	if (f->records_skipped) {
-		rc |= KEY(&pk, "skipped_records");
+		rc |= KEY(&pk, SB_RK_SKIPPED_RECORDS);
 		rc |= msgpack_pack_uint64(&pk, f->records_skipped);
 	}
-	rc |= KEY(&pk, "sys_s");
+	rc |= KEY(&pk, SB_RK_SYS_S);
 	rc |= msgpack_pack_double(&pk, o->usage.sys_s);
-	rc |= KEY(&pk, "user_s");
+	rc |= KEY(&pk, SB_RK_USER_S);
 	rc |= msgpack_pack_double(&pk, o->usage.user_s);
-	rc |= KEY(&pk, "wall_s");
+	rc |= KEY(&pk, SB_RK_WALL_S);
 	rc |= msgpack_pack_double(&pk, o->wall_s);
 	return rc ? -1 : 0;
 }

@@ -20,6 +20,7 @@
 
 #include "agent/agent.h"
 #include "agent/watch_feed.h"
+#include "proto/recordkeys.h"
 
 /* Of the kill-wait budget, the last KILL_RESERVE seconds (at most 30 % of
  * it) are for killing what is left, hashing and writing finish; the last
@@ -92,7 +93,7 @@ static void record_signal(struct loop *l, int sig, const char *action)
 
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_signal(&sb, sig, action);
-	append(l, "signal", &sb, rc);
+	append(l, SB_RT_SIGNAL, &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
 }
 
@@ -191,7 +192,7 @@ static void heartbeat(struct loop *l, double now)
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, have && m.n > 0 ? &m : NULL,
 		sb_agent_watch_active(l->run->watch) ? &dropped : NULL);
-	append(l, "heartbeat", &sb, rc);
+	append(l, SB_RT_HEARTBEAT, &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
 	if (have)
 		early_stop(l, &m, now);

@@ -3,6 +3,7 @@
 #include "proto/crc32c.h"
 #include "proto/mpcheck.h"
 #include "proto/record.h"
+#include "proto/recordkeys.h"
 
 enum sb_frame_status sb_frame_parse(const uint8_t *buf, size_t len,
 	struct sb_frame *f)
@@ -112,32 +113,32 @@ int sb_record_encode_body(msgpack_sbuffer *sbuf, const char *type,
 	msgpack_packer_init(&pk, sbuf, msgpack_sbuffer_write);
 	/* 17 keys, in the order of their raw UTF-8 bytes (canonical). */
 	msgpack_pack_map(&pk, 17);
-	pack_str_or_nil(&pk, "array_job_id", id->array_job_id);
-	pack_str_or_nil(&pk, "array_task_id", id->array_task_id);
-	pack_int_or_nil(&pk, "attempt", id->attempt);
-	pack_str_or_nil(&pk, "bench", id->bench);
-	pack_int_or_nil(&pk, "child", id->child);
-	pack_str_or_nil(&pk, "child_digest", id->child_digest);
-	pack_str_or_nil(&pk, "cluster", id->cluster);
-	pack_str_or_nil(&pk, "host", id->host);
-	pack_str_or_nil(&pk, "job_id", id->job_id);
-	pack_key(&pk, "payload");
+	pack_str_or_nil(&pk, SB_RK_ARRAY_JOB_ID, id->array_job_id);
+	pack_str_or_nil(&pk, SB_RK_ARRAY_TASK_ID, id->array_task_id);
+	pack_int_or_nil(&pk, SB_RK_ATTEMPT, id->attempt);
+	pack_str_or_nil(&pk, SB_RK_BENCH, id->bench);
+	pack_int_or_nil(&pk, SB_RK_CHILD, id->child);
+	pack_str_or_nil(&pk, SB_RK_CHILD_DIGEST, id->child_digest);
+	pack_str_or_nil(&pk, SB_RK_CLUSTER, id->cluster);
+	pack_str_or_nil(&pk, SB_RK_HOST, id->host);
+	pack_str_or_nil(&pk, SB_RK_JOB_ID, id->job_id);
+	pack_key(&pk, SB_RK_PAYLOAD);
 	msgpack_sbuffer_write(sbuf, payload, payload_len);
-	pack_int_or_nil(&pk, "pid", id->pid);
-	pack_key(&pk, "prev");
+	pack_int_or_nil(&pk, SB_RK_PID, id->pid);
+	pack_key(&pk, SB_RK_PREV);
 	if (prev == NULL) {
 		msgpack_pack_nil(&pk);
 	} else {
 		msgpack_pack_bin(&pk, SB_LOG_TAG_LEN);
 		msgpack_pack_bin_body(&pk, prev, SB_LOG_TAG_LEN);
 	}
-	pack_int_or_nil(&pk, "restart", id->restart);
-	pack_key(&pk, "seq");
+	pack_int_or_nil(&pk, SB_RK_RESTART, id->restart);
+	pack_key(&pk, SB_RK_SEQ);
 	msgpack_pack_uint64(&pk, seq);
-	pack_key(&pk, "time");
+	pack_key(&pk, SB_RK_TIME);
 	msgpack_pack_int64(&pk, time_ns);
-	pack_str_or_nil(&pk, "type", type);
-	pack_key(&pk, "v");
+	pack_str_or_nil(&pk, SB_RK_TYPE, type);
+	pack_key(&pk, SB_RK_V);
 	msgpack_pack_int64(&pk, SB_LOG_VERSION);
 	if (sbuf->data == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory encoding a '%s' record", type);
@@ -243,19 +244,19 @@ int sb_record_decode_body(const uint8_t *body, size_t len, msgpack_zone *zone,
 		if (f[k] == NULL)
 			return sb_errorf(err, "body has no field '%s'", field_names[k]);
 	memset(rec, 0, sizeof(*rec));
-	if ((rc = get_str(f[F_TYPE], zone, &rec->type, "type", err)) < 0 ||
-	    (rc = get_str(f[F_BENCH], zone, &rec->id.bench, "bench", err)) < 0 ||
-	    (rc = get_str(f[F_CHILD_DIGEST], zone, &rec->id.child_digest, "child_digest", err)) < 0 ||
-	    (rc = get_str(f[F_CLUSTER], zone, &rec->id.cluster, "cluster", err)) < 0 ||
-	    (rc = get_str(f[F_JOB], zone, &rec->id.job_id, "job_id", err)) < 0 ||
-	    (rc = get_str(f[F_ARRAY_JOB], zone, &rec->id.array_job_id, "array_job_id", err)) < 0 ||
-	    (rc = get_str(f[F_ARRAY_TASK], zone, &rec->id.array_task_id, "array_task_id", err)) < 0 ||
-	    (rc = get_str(f[F_HOST], zone, &rec->id.host, "host", err)) < 0)
+	if ((rc = get_str(f[F_TYPE], zone, &rec->type, SB_RK_TYPE, err)) < 0 ||
+	    (rc = get_str(f[F_BENCH], zone, &rec->id.bench, SB_RK_BENCH, err)) < 0 ||
+	    (rc = get_str(f[F_CHILD_DIGEST], zone, &rec->id.child_digest, SB_RK_CHILD_DIGEST, err)) < 0 ||
+	    (rc = get_str(f[F_CLUSTER], zone, &rec->id.cluster, SB_RK_CLUSTER, err)) < 0 ||
+	    (rc = get_str(f[F_JOB], zone, &rec->id.job_id, SB_RK_JOB_ID, err)) < 0 ||
+	    (rc = get_str(f[F_ARRAY_JOB], zone, &rec->id.array_job_id, SB_RK_ARRAY_JOB_ID, err)) < 0 ||
+	    (rc = get_str(f[F_ARRAY_TASK], zone, &rec->id.array_task_id, SB_RK_ARRAY_TASK_ID, err)) < 0 ||
+	    (rc = get_str(f[F_HOST], zone, &rec->id.host, SB_RK_HOST, err)) < 0)
 		return rc;
-	if (get_int(f[F_CHILD], &rec->id.child, "child", err) < 0 ||
-	    get_int(f[F_ATTEMPT], &rec->id.attempt, "attempt", err) < 0 ||
-	    get_int(f[F_RESTART], &rec->id.restart, "restart", err) < 0 ||
-	    get_int(f[F_PID], &rec->id.pid, "pid", err) < 0)
+	if (get_int(f[F_CHILD], &rec->id.child, SB_RK_CHILD, err) < 0 ||
+	    get_int(f[F_ATTEMPT], &rec->id.attempt, SB_RK_ATTEMPT, err) < 0 ||
+	    get_int(f[F_RESTART], &rec->id.restart, SB_RK_RESTART, err) < 0 ||
+	    get_int(f[F_PID], &rec->id.pid, SB_RK_PID, err) < 0)
 		return -1;
 	if (rec->type == NULL || rec->type[0] == '\0')
 		return sb_errorf(err, "field 'type' is empty");

@@ -7,6 +7,7 @@
 #include "bench/finish.h"
 #include "proto/mpcheck.h"
 #include "proto/util.h"
+#include "proto/recordkeys.h"
 
 /* The text of a number of the record, or "?" */
 static const char *num_text(const msgpack_object *o, char buf[SB_DOUBLE_TEXT_MAX])
@@ -58,12 +59,12 @@ int sb_early_stop_reason(const msgpack_object *o, char **reason)
 		return 0;
 	if (o->type != MSGPACK_OBJECT_MAP)
 		return (*reason = strdup("stopped by an early-stop rule")) ? 0 : -1;
-	str_of(sb_mp_get(o, "metric"), &metric, &nm);
-	str_of(sb_mp_get(o, "rule"), &rule, &nr);
+	str_of(sb_mp_get(o, SB_RK_METRIC), &metric, &nm);
+	str_of(sb_mp_get(o, SB_RK_RULE), &rule, &nr);
 	/* the rule as declared; when it held is in the record (after_s) */
 	if (asprintf(reason, "%.*s=%s %.*s after %s s, as declared", nm, metric,
-		     num_text(sb_mp_get(o, "value"), v), nr, rule,
-		     secs_text(sb_mp_get(o, "declared_after_s"), a)) < 0) {
+		     num_text(sb_mp_get(o, SB_RK_VALUE), v), nr, rule,
+		     secs_text(sb_mp_get(o, SB_RK_DECLARED_AFTER_S), a)) < 0) {
 		*reason = NULL;
 		return -1;
 	}

@@ -17,6 +17,7 @@
 #include "proto/benchdir.h"
 #include "slurm/slurm_cmd.h"
 #include "proto/mpcheck.h"
+#include "proto/recordkeys.h"
 #include "sbench/context.h"
 
 #define MAP_MAX ((size_t)1 << 30)
@@ -148,35 +149,35 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 	if (child == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	sb_canon_map(c, sb_spec_early_stop_count(spec) ? 11 : 10);
-	sb_canon_cstr(c, "attempt");
+	sb_canon_cstr(c, SB_TM_ATTEMPT);
 	sb_canon_int(c, ch->attempt);
-	sb_canon_cstr(c, "bench");
+	sb_canon_cstr(c, SB_TM_BENCH);
 	sb_canon_cstr(c, b->digest);
-	sb_canon_cstr(c, "chunk");
+	sb_canon_cstr(c, SB_TM_CHUNK);
 	sb_canon_int(c, (int64_t)ch->index);
 	if (sb_spec_early_stop_count(spec)) { /* read by sbagent (agent/earlystop.c) */
-		sb_canon_cstr(c, "early_stop");
+		sb_canon_cstr(c, SB_TM_EARLY_STOP);
 		sb_early_stop_canon(c, spec);
 	}
-	sb_canon_cstr(c, "format");
+	sb_canon_cstr(c, SB_TM_FORMAT);
 	sb_canon_int(c, 1);
-	sb_canon_cstr(c, "heartbeat");
+	sb_canon_cstr(c, SB_TM_HEARTBEAT);
 	sb_canon_int(c, sb_spec_heartbeat(spec));
-	sb_canon_cstr(c, "kill_wait");
+	sb_canon_cstr(c, SB_TM_KILL_WAIT);
 	sb_canon_int(c, b->kill_wait);
-	sb_canon_cstr(c, "metrics");
+	sb_canon_cstr(c, SB_TM_METRICS);
 	if (sb_spec_metrics(spec))
 		sb_canon_cstr(c, sb_spec_metrics(spec));
 	else
 		sb_canon_nil(c);
-	sb_canon_cstr(c, "results");
+	sb_canon_cstr(c, SB_TM_RESULTS);
 	sb_canon_array(c, nr);
 	for (k = 0; k < nr; k++)
 		sb_canon_cstr(c, sb_spec_result(spec, k));
 	/* the spec's directory, which sbagent gives the command ({spec_dir},
 	 * SB_SPEC_DIR); nil in a benchmark an older sbctl recorded */
-	sb_canon_key_cstr(c, "spec_dir", b->spec_dir);
-	sb_canon_cstr(c, "tasks");
+	sb_canon_key_cstr(c, SB_TM_SPEC_DIR, b->spec_dir);
+	sb_canon_cstr(c, SB_TM_TASKS);
 	sb_canon_array(c, ch->n);
 	for (t = 0; t < ch->n; t++) {
 		if (sb_plan_child(b->plan, ch->children[t], child, err) < 0) {
@@ -184,9 +185,9 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 			return -1;
 		}
 		sb_canon_map(c, 7);
-		sb_canon_cstr(c, "child");
+		sb_canon_cstr(c, SB_TM_CHILD);
 		sb_canon_int(c, (int64_t)ch->children[t]);
-		sb_canon_cstr(c, "command");
+		sb_canon_cstr(c, SB_TM_COMMAND);
 		if (sb_child_is_shell(child)) {
 			sb_canon_cstr(c, sb_child_shell(child));
 		} else {
@@ -194,19 +195,19 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 			for (k = 0; k < sb_child_argc(child); k++)
 				sb_canon_cstr(c, sb_child_argv(child)[k]);
 		}
-		sb_canon_cstr(c, "digest");
+		sb_canon_cstr(c, SB_TM_DIGEST);
 		sb_canon_cstr(c, sb_child_digest_hex(child));
-		sb_canon_cstr(c, "env");
+		sb_canon_cstr(c, SB_TM_ENV);
 		sb_canon_map(c, ne);
 		for (k = 0; k < ne; k++) {
 			sb_canon_cstr(c, sb_spec_env_name(spec, k));
 			sb_canon_cstr(c, sb_child_env_value(child, k));
 		}
-		sb_canon_cstr(c, "params");
+		sb_canon_cstr(c, SB_TM_PARAMS);
 		sb_plan_canon_params(c, spec, child);
-		sb_canon_cstr(c, "repeat");
+		sb_canon_cstr(c, SB_TM_REPEAT);
 		sb_canon_int(c, sb_child_repeat(child));
-		sb_canon_cstr(c, "shell");
+		sb_canon_cstr(c, SB_TM_SHELL);
 		sb_canon_bool(c, sb_child_is_shell(child));
 	}
 	sb_child_destroy(child);
@@ -422,7 +423,7 @@ int sb_jobs_map_children(const char *path, size_t **children, size_t *n, struct 
 		return -1;
 	msgpack_unpacked_init(&u);
 	if (sb_mp_unpack_one(data, len, &u) == 0)
-		tasks = sb_mp_get(&u.data, "tasks");
+		tasks = sb_mp_get(&u.data, SB_TM_TASKS);
 	if (tasks == NULL || tasks->type != MSGPACK_OBJECT_ARRAY || tasks->via.array.size == 0 ||
 	    (*children = malloc(tasks->via.array.size * sizeof(**children))) == NULL) {
 		sb_errorf(err, "task map '%s' cannot be read back", path);
@@ -430,7 +431,7 @@ int sb_jobs_map_children(const char *path, size_t **children, size_t *n, struct 
 	}
 	for (i = 0; i < tasks->via.array.size; i++) {
 		const msgpack_object *t = &tasks->via.array.ptr[i];
-		const msgpack_object *v = sb_mp_get(t, "child");
+		const msgpack_object *v = sb_mp_get(t, SB_TM_CHILD);
 		(*children)[i] = v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER ? (size_t)v->via.u64 : SIZE_MAX;
 		if ((*children)[i] == SIZE_MAX) {
 			free(*children);

@@ -8,6 +8,7 @@
 #include "bench/reuse_record.h"
 #include "proto/mpcheck.h"
 #include "proto/util.h"
+#include "proto/recordkeys.h"
 
 void sb_reuse_release(struct sb_reuse *r)
 {
@@ -41,9 +42,9 @@ void sb_reuse_encode(const struct sb_reuse *r, struct sb_canon *c)
 	sb_canon_map(c, 11);
 	sb_canon_cstr(c, "child_index");
 	sb_canon_int(c, r->child);
-	sb_canon_cstr(c, "exit_code");
+	sb_canon_cstr(c, SB_RK_EXIT_CODE);
 	sb_canon_int(c, r->exit_code);
-	sb_canon_cstr(c, "metrics");
+	sb_canon_cstr(c, SB_RK_METRICS);
 	sb_canon_map(c, r->nmetrics);
 	for (size_t i = 0; i < r->nmetrics; i++) {
 		sb_canon_cstr(c, r->metrics[i].name);
@@ -52,12 +53,12 @@ void sb_reuse_encode(const struct sb_reuse *r, struct sb_canon *c)
 		else
 			sb_canon_double(c, r->metrics[i].value);
 	}
-	sb_canon_cstr(c, "results");
+	sb_canon_cstr(c, SB_RK_RESULTS);
 	sb_canon_array(c, r->nresults);
 	for (size_t i = 0; i < r->nresults; i++) {
 		sb_canon_map(c, 2);
-		sb_canon_key_cstr(c, "path", r->results[i].path);
-		sb_canon_key_cstr(c, "sha256", r->results[i].sha256);
+		sb_canon_key_cstr(c, SB_RK_PATH, r->results[i].path);
+		sb_canon_key_cstr(c, SB_RK_SHA256, r->results[i].sha256);
 	}
 	sb_canon_cstr(c, "source_attempt");
 	sb_canon_int(c, r->source_attempt);
@@ -105,7 +106,7 @@ static bool copy_fixed(const msgpack_object *map, const char *key, char *buf, si
 
 int sb_reuse_decode(const msgpack_object *p, int64_t time_ns, struct sb_reuse *r)
 {
-	const msgpack_object *res = sb_mp_get(p, "results"), *met = sb_mp_get(p, "metrics");
+	const msgpack_object *res = sb_mp_get(p, SB_RK_RESULTS), *met = sb_mp_get(p, SB_RK_METRICS);
 	bool failed = false;
 	uint32_t i;
 
@@ -128,8 +129,8 @@ int sb_reuse_decode(const msgpack_object *p, int64_t time_ns, struct sb_reuse *r
 		goto fail;
 	for (i = 0; i < res->via.array.size; i++, r->nresults++) {
 		struct sb_reuse_result *x = &r->results[i];
-		if ((x->path = get_str(&res->via.array.ptr[i], "path", &failed)) == NULL ||
-		    !copy_fixed(&res->via.array.ptr[i], "sha256", x->sha256, sizeof(x->sha256)))
+		if ((x->path = get_str(&res->via.array.ptr[i], SB_RK_PATH, &failed)) == NULL ||
+		    !copy_fixed(&res->via.array.ptr[i], SB_RK_SHA256, x->sha256, sizeof(x->sha256)))
 			goto fail;
 	}
 	if (met->via.map.size && (r->metrics = calloc(met->via.map.size, sizeof(*r->metrics))) == NULL)
@@ -157,7 +158,7 @@ fail:
 
 int sb_reuse_take_results(struct sb_reuse *r, const msgpack_object *finish)
 {
-	const msgpack_object *res = sb_mp_get(finish, "results");
+	const msgpack_object *res = sb_mp_get(finish, SB_RK_RESULTS);
 
 	if (res == NULL || res->type != MSGPACK_OBJECT_ARRAY)
 		return 0;
@@ -166,8 +167,8 @@ int sb_reuse_take_results(struct sb_reuse *r, const msgpack_object *finish)
 	for (uint32_t k = 0; k < res->via.array.size; k++, r->nresults++) {
 		bool failed = false;
 		struct sb_reuse_result *x = &r->results[k];
-		if ((x->path = get_str(&res->via.array.ptr[k], "path", &failed)) == NULL ||
-		    !copy_fixed(&res->via.array.ptr[k], "sha256", x->sha256, sizeof(x->sha256)))
+		if ((x->path = get_str(&res->via.array.ptr[k], SB_RK_PATH, &failed)) == NULL ||
+		    !copy_fixed(&res->via.array.ptr[k], SB_RK_SHA256, x->sha256, sizeof(x->sha256)))
 			return -1;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 
 #include "base/canon.h"
 #include "proto/mpcheck.h"
+#include "proto/recordkeys.h"
 #include "bench/subm.h"
 #include "bench/reuse_record.h"
 
@@ -140,7 +141,7 @@ static int decode_settings(const struct sb_log_record *rec, struct sb_subm *s, s
 		char name[32] = "";
 
 		copy_str(key, name, sizeof(name));
-		if (!strcmp(name, "attempt_index"))
+		if (!strcmp(name, SB_SK_ATTEMPT_INDEX))
 			x.attempt = as_int(v);
 		else if (!strcmp(name, "array_throttle"))
 			x.set.throttle = as_int(v) < 0 ? 0 : as_int(v);
@@ -188,19 +189,19 @@ static void set_field(struct sb_subm_entry *e, struct entry_strs *b, const msgpa
 	char key[32] = "";
 
 	copy_str(k, key, sizeof(key));
-	if (!strcmp(key, "attempt_index")) e->attempt = as_int(v);
-	else if (!strcmp(key, "chunk")) e->chunk = as_int(v);
-	else if (!strcmp(key, "child_index")) e->child = as_int(v);
+	if (!strcmp(key, SB_SK_ATTEMPT_INDEX)) e->attempt = as_int(v);
+	else if (!strcmp(key, SB_SK_CHUNK)) e->chunk = as_int(v);
+	else if (!strcmp(key, SB_SK_CHILD_INDEX)) e->child = as_int(v);
 	else if (!strcmp(key, "end")) e->end = as_int(v);
 	else if (!strcmp(key, "start")) e->start = as_int(v) > 0 ? as_int(v) : 0;
 	else if (!strcmp(key, "submit")) e->submit = as_int(v) > 0 ? as_int(v) : 0;
 	else if (!strcmp(key, "exit_code")) e->exit_code = (int)as_int(v);
 	else if (!strcmp(key, "signal")) e->signal = (int)as_int(v);
 	else if (!strcmp(key, "recovered")) e->recovered = v->type == MSGPACK_OBJECT_BOOLEAN && v->via.boolean;
-	else if (!strcmp(key, "job")) copy_str(v, b->job_id, sizeof(b->job_id));
+	else if (!strcmp(key, SB_SK_JOB)) copy_str(v, b->job_id, sizeof(b->job_id));
 	else if (!strcmp(key, "job_name")) copy_str(v, b->job_name, sizeof(b->job_name));
-	else if (!strcmp(key, "state")) copy_str(v, b->state, sizeof(b->state));
-	else if (!strcmp(key, "error")) copy_str(v, b->error, sizeof(b->error));
+	else if (!strcmp(key, SB_SK_STATE)) copy_str(v, b->state, sizeof(b->state));
+	else if (!strcmp(key, SB_SK_ERROR)) copy_str(v, b->error, sizeof(b->error));
 }
 
 /* Fills e from a record, its strings in b; 0 when the record is not a
@@ -670,18 +671,18 @@ static void encode(const struct sb_subm_entry *e, struct sb_canon *c)
 	/* keys in byte order; none equal to an envelope key (attempt, child,
 	 * job_id), so that the JSON view of a record shows them all */
 	sb_canon_map(c, n);
-	if (e->attempt >= 0) { sb_canon_cstr(c, "attempt_index"); sb_canon_int(c, e->attempt); }
-	if (e->child >= 0) { sb_canon_cstr(c, "child_index"); sb_canon_int(c, e->child); }
-	if (e->chunk >= 0) { sb_canon_cstr(c, "chunk"); sb_canon_int(c, e->chunk); }
+	if (e->attempt >= 0) { sb_canon_cstr(c, SB_SK_ATTEMPT_INDEX); sb_canon_int(c, e->attempt); }
+	if (e->child >= 0) { sb_canon_cstr(c, SB_SK_CHILD_INDEX); sb_canon_int(c, e->child); }
+	if (e->chunk >= 0) { sb_canon_cstr(c, SB_SK_CHUNK); sb_canon_int(c, e->chunk); }
 	if (e->end >= 0) { sb_canon_cstr(c, "end"); sb_canon_int(c, e->end); }
-	if (e->error[0]) { sb_canon_cstr(c, "error"); sb_canon_cstr(c, e->error); }
+	if (e->error[0]) { sb_canon_cstr(c, SB_SK_ERROR); sb_canon_cstr(c, e->error); }
 	if (e->exit_code >= 0) { sb_canon_cstr(c, "exit_code"); sb_canon_int(c, e->exit_code); }
-	if (e->job_id[0]) { sb_canon_cstr(c, "job"); sb_canon_cstr(c, e->job_id); }
+	if (e->job_id[0]) { sb_canon_cstr(c, SB_SK_JOB); sb_canon_cstr(c, e->job_id); }
 	if (e->job_name[0]) { sb_canon_cstr(c, "job_name"); sb_canon_cstr(c, e->job_name); }
 	if (e->type == SB_SUBM_SUBMITTED) { sb_canon_cstr(c, "recovered"); sb_canon_bool(c, e->recovered); }
 	if (e->signal >= 0) { sb_canon_cstr(c, "signal"); sb_canon_int(c, e->signal); }
 	if (e->start > 0) { sb_canon_cstr(c, "start"); sb_canon_int(c, e->start); }
-	if (e->state[0]) { sb_canon_cstr(c, "state"); sb_canon_cstr(c, e->state); }
+	if (e->state[0]) { sb_canon_cstr(c, SB_SK_STATE); sb_canon_cstr(c, e->state); }
 	if (e->submit > 0) { sb_canon_cstr(c, "submit"); sb_canon_int(c, e->submit); }
 }
 
@@ -714,7 +715,7 @@ int sb_subm_append(struct sb_subm_writer *w, const struct sb_subm_entry *e, stru
 
 /* The columns of an `outcomes` record's rows, in this order. */
 static const char *const outcome_fields[] = {
-	"attempt_index", "child_index", "job", "state", "exit_code", "signal", "end", "start", "submit",
+	SB_SK_ATTEMPT_INDEX, SB_SK_CHILD_INDEX, SB_SK_JOB, SB_SK_STATE, "exit_code", "signal", "end", "start", "submit",
 };
 
 static void int_or_nil(struct sb_canon *c, int64_t v, int64_t least)
@@ -787,7 +788,7 @@ int sb_subm_append_settings(struct sb_subm_writer *w, int64_t attempt,
 	sb_canon_map(&c, 3 + (set->time != NULL));
 	sb_canon_cstr(&c, "array_throttle");
 	sb_canon_int(&c, set->throttle);
-	sb_canon_cstr(&c, "attempt_index");
+	sb_canon_cstr(&c, SB_SK_ATTEMPT_INDEX);
 	sb_canon_int(&c, attempt);
 	sb_canon_cstr(&c, "extra");
 	sb_canon_array(&c, set->nextra);

@@ -5,6 +5,7 @@
 #include "log/logview_private.h"
 #include "proto/mpcheck.h"
 #include "proto/util.h"
+#include "proto/recordkeys.h"
 
 static void json_hex(struct sb_json *j, const char *p, size_t n)
 {
@@ -279,8 +280,8 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 	fprintf(out, "%6" PRIu64 "  %s  ", rec->seq, sb_fmt_time_ns(rec->time_ns, tbuf));
 	print_clean(out, rec->type, strlen(rec->type));
 	fprintf(out, "%*s", strlen(rec->type) < 9 ? (int)(9 - strlen(rec->type)) : 0, "");
-	if (!strcmp(rec->type, "start")) {
-		o = sb_mp_get(pl, "command");
+	if (!strcmp(rec->type, SB_RT_START)) {
+		o = sb_mp_get(pl, SB_RK_COMMAND);
 		if (o != NULL && o->type == MSGPACK_OBJECT_ARRAY) {
 			fputs(" command:", out);
 			for (i = 0; i < o->via.array.size && i < 16; i++) {
@@ -290,32 +291,32 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 			if (o->via.array.size > 16)
 				fputs(" ...", out);
 		}
-		fact(out, pl, "cwd", "cwd=", "");
-	} else if (!strcmp(rec->type, "heartbeat")) {
-		fact(out, pl, "elapsed_s", "elapsed=", "s");
-		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
-		map_facts(out, pl, "metrics", "metrics");
-		fact(out, pl, "watch_dropped", "watch_dropped=", "");
-	} else if (!strcmp(rec->type, "signal")) {
-		fact(out, pl, "name", "", "");
-		fact(out, pl, "signal", "signal=", "");
-		fact(out, pl, "action", "action=", "");
-	} else if (!strcmp(rec->type, "finish")) {
-		fact(out, pl, "exit_code", "exit=", "");
-		fact(out, pl, "signal", "killed by signal ", "");
-		fact(out, pl, "error", "error=", "");
-		fact(out, pl, "wall_s", "wall=", "s");
-		fact(out, pl, "max_rss_kb", "max_rss=", "kB");
-		fact(out, pl, "records", "records=", "");
-		map_facts(out, pl, "early_stop", "early_stop");
+		fact(out, pl, SB_RK_CWD, "cwd=", "");
+	} else if (!strcmp(rec->type, SB_RT_HEARTBEAT)) {
+		fact(out, pl, SB_RK_ELAPSED_S, "elapsed=", "s");
+		fact(out, pl, SB_RK_MAX_RSS_KB, "max_rss=", "kB");
+		map_facts(out, pl, SB_RK_METRICS, "metrics");
+		fact(out, pl, SB_RK_WATCH_DROPPED, "watch_dropped=", "");
+	} else if (!strcmp(rec->type, SB_RT_SIGNAL)) {
+		fact(out, pl, SB_RK_NAME, "", "");
+		fact(out, pl, SB_RK_SIGNAL, "signal=", "");
+		fact(out, pl, SB_RK_ACTION, "action=", "");
+	} else if (!strcmp(rec->type, SB_RT_FINISH)) {
+		fact(out, pl, SB_RK_EXIT_CODE, "exit=", "");
+		fact(out, pl, SB_RK_SIGNAL, "killed by signal ", "");
+		fact(out, pl, SB_RK_ERROR, "error=", "");
+		fact(out, pl, SB_RK_WALL_S, "wall=", "s");
+		fact(out, pl, SB_RK_MAX_RSS_KB, "max_rss=", "kB");
+		fact(out, pl, SB_RK_RECORDS, "records=", "");
+		map_facts(out, pl, SB_RK_EARLY_STOP, "early_stop");
 	} else {
 		/* sbctl's own records (docs/benchmark-dir.md) */
-		fact(out, pl, "attempt_index", "attempt=", "");
-		fact(out, pl, "chunk", "chunk=", "");
-		fact(out, pl, "child_index", "child=", "");
-		fact(out, pl, "job", "job=", "");
-		fact(out, pl, "state", "state=", "");
-		fact(out, pl, "error", "error=", "");
+		fact(out, pl, SB_SK_ATTEMPT_INDEX, "attempt=", "");
+		fact(out, pl, SB_SK_CHUNK, "chunk=", "");
+		fact(out, pl, SB_SK_CHILD_INDEX, "child=", "");
+		fact(out, pl, SB_SK_JOB, "job=", "");
+		fact(out, pl, SB_SK_STATE, "state=", "");
+		fact(out, pl, SB_SK_ERROR, "error=", "");
 	}
 	fputs("  host=", out);
 	print_clean(out, rec->id.host ? rec->id.host : "-", strlen(rec->id.host ? rec->id.host : "-"));

@@ -68,7 +68,7 @@ static double number(const struct sb_value *v)
 static int load_rule(struct sb_spec *s, const struct sb_ynode *m, struct sb_early_rule *r,
 		     struct sb_error *err)
 {
-	static const char *const keys[] = { "metric", "above", "below", "after" };
+	static const char *const keys[] = { SB_ES_METRIC, SB_ES_ABOVE, SB_ES_BELOW, SB_ES_AFTER };
 	const struct sb_ynode *slot[4] = { 0 };
 	char buf[SB_SUGGEST_MAX];
 	size_t i, k;
@@ -99,13 +99,13 @@ static int load_rule(struct sb_spec *s, const struct sb_ynode *m, struct sb_earl
 	if ((slot[1] != NULL) == (slot[2] != NULL))
 		return at(s, m, err, "an early_stop rule needs exactly one of 'above' and 'below'");
 	r->above = slot[1] != NULL;
-	if (get_number(s, slot[1] ? slot[1] : slot[2], r->above ? "above" : "below",
+	if (get_number(s, slot[1] ? slot[1] : slot[2], r->above ? SB_ES_ABOVE : SB_ES_BELOW,
 		       &r->threshold, err) < 0)
 		return -1;
 	r->after.type = SB_VALUE_INT;
 	r->after.u.i = 0;
 	if (slot[3] != NULL) {
-		if (get_number(s, slot[3], "after", &r->after, err) < 0)
+		if (get_number(s, slot[3], SB_ES_AFTER, &r->after, err) < 0)
 			return -1;
 		if (number(&r->after) < 0 || number(&r->after) > SB_EARLY_STOP_MAX_AFTER)
 			return at(s, slot[3], err, "early_stop 'after' is %s seconds, out of range "
@@ -149,16 +149,16 @@ void sb_early_stop_canon(struct sb_canon *c, const struct sb_spec *s)
 
 		sb_canon_map(c, 3);
 		if (r->above) {
-			sb_canon_cstr(c, "above");
+			sb_canon_cstr(c, SB_ES_ABOVE);
 			sb_canon_value(c, &r->threshold);
 		}
-		sb_canon_cstr(c, "after");
+		sb_canon_cstr(c, SB_ES_AFTER);
 		sb_canon_value(c, &r->after);
 		if (!r->above) {
-			sb_canon_cstr(c, "below");
+			sb_canon_cstr(c, SB_ES_BELOW);
 			sb_canon_value(c, &r->threshold);
 		}
-		sb_canon_cstr(c, "metric");
+		sb_canon_cstr(c, SB_ES_METRIC);
 		sb_canon_cstr(c, r->metric);
 	}
 }

@@ -12,9 +12,8 @@
 #include "sbench/error.h"
 #include "sbench/spec.h"
 
-#define SB_EARLY_STOP_MAX_RULES 64
-#define SB_EARLY_STOP_MAX_METRIC 256
-#define SB_EARLY_STOP_MAX_AFTER 10000000 /* seconds: about 115 days */
+/* the limits and keys of a rule, shared with sbagent */
+#include "proto/earlystop.h"
 
 /* One rule: stop when metric is above (or below) threshold once the
  * command has run at least after seconds. */

@@ -28,6 +28,7 @@
 #include "sbench/context.h"
 #include "sbench/log.h"
 #include "sbench/logview.h"
+#include "proto/recordkeys.h"
 
 /* The string at key, whole, in *out (NULL when there is none); -1 when out
  * of memory. */
@@ -268,10 +269,10 @@ static double mp_num(const msgpack_object *o, bool *ok)
 static void usage_from_finish(const msgpack_object *pl, struct sb_log_evidence *log)
 {
 	bool w, r, u, s;
-	double wall = mp_num(sb_mp_get(pl, "wall_s"), &w);
-	double rss = mp_num(sb_mp_get(pl, "max_rss_kb"), &r);
-	double user = mp_num(sb_mp_get(pl, "user_s"), &u);
-	double sys = mp_num(sb_mp_get(pl, "sys_s"), &s);
+	double wall = mp_num(sb_mp_get(pl, SB_RK_WALL_S), &w);
+	double rss = mp_num(sb_mp_get(pl, SB_RK_MAX_RSS_KB), &r);
+	double user = mp_num(sb_mp_get(pl, SB_RK_USER_S), &u);
+	double sys = mp_num(sb_mp_get(pl, SB_RK_SYS_S), &s);
 
 	log->has_usage = w && r && u && s;
 	if (!log->has_usage)
@@ -337,12 +338,12 @@ static int check_results(struct sb_status *st, struct sb_index *idx, int64_t chi
 		return sb_errorf(err, "benchmark directory path '%s' is too long", st->bench->dir);
 	for (i = 0; i < results->via.array.size; i++) {
 		const msgpack_object *r = &results->via.array.ptr[i];
-		const msgpack_object *missing = sb_mp_get(r, "missing"), *not_hashed = sb_mp_get(r, "not_hashed");
-		const msgpack_object *sha_o = sb_mp_get(r, "sha256");
+		const msgpack_object *missing = sb_mp_get(r, SB_RK_MISSING), *not_hashed = sb_mp_get(r, SB_RK_NOT_HASHED);
+		const msgpack_object *sha_o = sb_mp_get(r, SB_RK_SHA256);
 		char *path = NULL, *full = NULL, now_hex[65];
 		int got, rc = 0;
 
-		if (dup_str(r, "path", &path) < 0 || (path == NULL && (path = strdup("")) == NULL))
+		if (dup_str(r, SB_RK_PATH, &path) < 0 || (path == NULL && (path = strdup("")) == NULL))
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		if (missing && missing->type == MSGPACK_OBJECT_BOOLEAN && missing->via.boolean) {
 			rc = note(l, NOTE(not_ok), "result '%s' was missing at finish", path);
@@ -410,24 +411,24 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 		const struct sb_log_record *rec = sb_log_result_record(r, i);
 		if (rec->time_ns > a->log.last_life_ns)
 			a->log.last_life_ns = rec->time_ns;
-		if (!strcmp(rec->type, "start") && !a->log.has_start) {
+		if (!strcmp(rec->type, SB_RT_START) && !a->log.has_start) {
 			a->log.has_start = true;
 			a->log.start_ns = rec->time_ns;
 			if (rec->id.job_id && sb_log_evidence_set_job_id(&a->log, rec->id.job_id) < 0)
 				rc = -1;
-		} else if (!strcmp(rec->type, "finish") && !a->log.has_finish) {
-			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, "metrics_error");
+		} else if (!strcmp(rec->type, SB_RT_FINISH) && !a->log.has_finish) {
+			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, SB_RK_METRICS_ERROR);
 			a->log.has_finish = true;
 			a->log.finish_ns = rec->time_ns;
 			usage_from_finish(pl, &a->log);
-			a->log.exit_code = (int)sb_status_mp_int(pl, "exit_code", -1);
-			a->log.signal = (int)sb_status_mp_int(pl, "signal", 0);
+			a->log.exit_code = (int)sb_status_mp_int(pl, SB_RK_EXIT_CODE, -1);
+			a->log.signal = (int)sb_status_mp_int(pl, SB_RK_SIGNAL, 0);
 			char *error = NULL, *early = NULL;
-			if (dup_str(pl, "error", &error) < 0 || take_note(&a->log, NOTE(error), error) < 0 ||
-			    sb_early_stop_reason(sb_mp_get(pl, "early_stop"), &early) < 0 ||
+			if (dup_str(pl, SB_RK_ERROR, &error) < 0 || take_note(&a->log, NOTE(error), error) < 0 ||
+			    sb_early_stop_reason(sb_mp_get(pl, SB_RK_EARLY_STOP), &early) < 0 ||
 			    take_note(&a->log, NOTE(early_stop), early) < 0)
 				rc = -1;
-			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, "metrics"), store) < 0)
+			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, SB_RK_METRICS), store) < 0)
 				rc = -1;
 			if (rc == 0 && mer && mer->type == MSGPACK_OBJECT_STR &&
 			    note(&a->log, NOTE(not_ok), "the metrics file could not be read: %.*s",
@@ -435,7 +436,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 				rc = -1;
 			if (rc == 0 && a->log.exit_code == 0 &&
 			    !(SB_LOG_NOTE(&a->log, error) && SB_LOG_NOTE(&a->log, error)[0]))
-				rc = check_results(st, idx, child, a, sb_mp_get(pl, "results"), rehash, &why);
+				rc = check_results(st, idx, child, a, sb_mp_get(pl, SB_RK_RESULTS), rehash, &why);
 		}
 	}
 	/* remember the verified head: a later, shorter log is a rollback */

@@ -18,6 +18,7 @@
 #include "status/status_stages.h"
 #include "proto/benchdir.h"
 #include "proto/mpcheck.h"
+#include "proto/recordkeys.h"
 
 #define MAP_MAX ((size_t)1 << 30)
 
@@ -215,12 +216,12 @@ static int read_map(struct sb_status *st, const char *path, int64_t attempt, int
 		return -1;
 	msgpack_unpacked_init(&u);
 	if (sb_mp_unpack_one(data, len, &u) < 0 ||
-	    (tasks = sb_mp_get(&u.data, "tasks")) == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
+	    (tasks = sb_mp_get(&u.data, SB_TM_TASKS)) == NULL || tasks->type != MSGPACK_OBJECT_ARRAY) {
 		sb_errorf(err, "task map '%s' cannot be decoded", path);
 		goto out;
 	}
 	for (t = 0; t < tasks->via.array.size; t++) {
-		int64_t child = sb_status_mp_int(&tasks->via.array.ptr[t], "child", -1);
+		int64_t child = sb_status_mp_int(&tasks->via.array.ptr[t], SB_TM_CHILD, -1);
 		struct sb_attempt_status *a;
 
 		if (child < 0 || (size_t)child >= st->n) {

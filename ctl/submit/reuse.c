@@ -20,6 +20,7 @@
 #include "proto/util.h"
 #include "sbench/context.h"
 #include "sbench/plan.h"
+#include "proto/recordkeys.h"
 
 
 struct digest_index {
@@ -83,7 +84,7 @@ static int make_record(const struct sb_status *st, size_t c, size_t to, struct s
 		goto out;
 	for (i = 0; i < sb_log_result_verified(log); i++) {
 		const struct sb_log_record *rec = sb_log_result_record(log, i);
-		if (strcmp(rec->type, "finish") != 0)
+		if (strcmp(rec->type, SB_RT_FINISH) != 0)
 			continue;
 		if (sb_reuse_take_results(r, &rec->payload) < 0)
 			goto out;

@@ -25,6 +25,7 @@
 #include "proto/watchfmt.h"
 #include "sbench/key.h"
 #include "sbench/sbench.h"
+#include "proto/recordkeys.h"
 
 #define STATUS_EVERY 2.0        /* seconds between two statuses */
 #define STATUS_AFTER_FINISH 0.3 /* ... and this soon after a finish record */
@@ -265,7 +266,7 @@ static int push_records(struct sb_watch *w, struct sb_log_result *r, size_t from
 		it->path = path ? strdup(path) : log_path_of(w, rec);
 		it->ev.path = it->path;
 		sb_watch_view_note(w, rec);
-		if (rec->type && !strcmp(rec->type, "finish"))
+		if (rec->type && !strcmp(rec->type, SB_RT_FINISH))
 			w->finish_seen = true;
 		w->counts.records++;
 		if (live)

@@ -11,6 +11,7 @@
 #include "watch/watch_private.h"
 #include "proto/mpcheck.h"
 #include "proto/util.h"
+#include "proto/recordkeys.h"
 
 static const msgpack_object *payload_get(const struct sb_log_record *rec, const char *key)
 {
@@ -46,7 +47,7 @@ static bool num(const msgpack_object *o, double *v)
  * in its metrics; -1 when none. */
 static double progress_of(const struct sb_log_record *rec)
 {
-	const msgpack_object *m = payload_get(rec, "metrics");
+	const msgpack_object *m = payload_get(rec, SB_RK_METRICS);
 	double v;
 	size_t i;
 
@@ -111,19 +112,19 @@ void sb_watch_view_note(struct sb_watch *w, const struct sb_log_record *rec)
 	c->started = true;
 	if (rec->time_ns > c->last_ns)
 		c->last_ns = rec->time_ns;
-	if (!strcmp(rec->type, "heartbeat")) {
-		if (num(payload_get(rec, "elapsed_s"), &v) && v >= c->elapsed_s)
+	if (!strcmp(rec->type, SB_RT_HEARTBEAT)) {
+		if (num(payload_get(rec, SB_RK_ELAPSED_S), &v) && v >= c->elapsed_s)
 			c->elapsed_s = v;
-		if (num(payload_get(rec, "max_rss_kb"), &v))
+		if (num(payload_get(rec, SB_RK_MAX_RSS_KB), &v))
 			c->max_rss_kb = (int64_t)v;
-		if (num(payload_get(rec, "user_s"), &v))
+		if (num(payload_get(rec, SB_RK_USER_S), &v))
 			c->user_s = v;
-		if (num(payload_get(rec, "sys_s"), &v))
+		if (num(payload_get(rec, SB_RK_SYS_S), &v))
 			c->sys_s = v;
 		c->progress = progress_of(rec);
-		metrics_text(payload_get(rec, "metrics"), c->metrics, sizeof(c->metrics));
-	} else if (!strcmp(rec->type, "finish")) {
+		metrics_text(payload_get(rec, SB_RK_METRICS), c->metrics, sizeof(c->metrics));
+	} else if (!strcmp(rec->type, SB_RT_FINISH)) {
 		c->finished = true;
-		c->exit_code = num(payload_get(rec, "exit_code"), &v) ? (int)v : -1;
+		c->exit_code = num(payload_get(rec, SB_RK_EXIT_CODE), &v) ? (int)v : -1;
 	}
 }

@@ -38,7 +38,7 @@ static void pack_rules(msgpack_sbuffer *sb)
 	msgpack_pack_str_with_body(&pk, "acc", 3);
 }
 
-static void load(struct sb_agent_early_stop *es)
+static void load(struct sb_early_stop_rules *es)
 {
 	msgpack_sbuffer sb;
 	msgpack_unpacked u;
@@ -48,7 +48,7 @@ static void load(struct sb_agent_early_stop *es)
 	pack_rules(&sb);
 	msgpack_unpacked_init(&u);
 	assert_int_equal(msgpack_unpack_next(&u, sb.data, sb.size, NULL), MSGPACK_UNPACK_SUCCESS);
-	assert_int_equal(sb_agent_early_stop_load(es, &u.data, &err), 0);
+	assert_int_equal(sb_early_stop_rules_decode(es, &u.data, &err), 0);
 	msgpack_unpacked_destroy(&u);
 	msgpack_sbuffer_destroy(&sb);
 }
@@ -62,16 +62,16 @@ static void metrics(struct sb_agent_metrics *m, const char *json)
 
 static void test_rules(void **state)
 {
-	static struct sb_agent_early_stop es;
+	static struct sb_early_stop_rules es;
 	struct sb_agent_early_hit hit;
 	struct sb_agent_metrics m;
 
 	(void)state;
 	load(&es);
 	assert_int_equal(es.n, 2);
-	assert_string_equal(es.rules[0].metric, "loss");
-	assert_string_equal(es.rules[0].threshold_text, "5");
-	assert_string_equal(es.rules[1].threshold_text, "0.25");
+	assert_string_equal(es.v[0].metric, "loss");
+	assert_string_equal(es.v[0].threshold_text, "5");
+	assert_string_equal(es.v[1].threshold_text, "0.25");
 
 	metrics(&m, "{\"loss\": 7.3, \"acc\": 0.5}");
 	assert_int_equal(sb_agent_early_stop_check(&es, &m, 599.9, &hit), 0); /* not after 600 s yet */
@@ -99,7 +99,7 @@ static void test_rules(void **state)
 
 static void test_finish_value(void **state)
 {
-	static struct sb_agent_early_stop es;
+	static struct sb_early_stop_rules es;
 	struct sb_agent_early_hit hit;
 	struct sb_agent_metrics m;
 	msgpack_sbuffer sb;
@@ -133,14 +133,14 @@ static void test_finish_value(void **state)
 
 static void test_bad_maps(void **state)
 {
-	static struct sb_agent_early_stop es;
+	static struct sb_early_stop_rules es;
 	struct sb_error err = { 0 };
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
 	msgpack_unpacked u;
 
 	(void)state;
-	assert_int_equal(sb_agent_early_stop_load(&es, NULL, &err), 0); /* none: no rules */
+	assert_int_equal(sb_early_stop_rules_decode(&es, NULL, &err), 0); /* none: no rules */
 	assert_int_equal(es.n, 0);
 	/* a rule with both above and below */
 	msgpack_sbuffer_init(&sb);
@@ -157,7 +157,7 @@ static void test_bad_maps(void **state)
 	msgpack_pack_str_with_body(&pk, "x", 1);
 	msgpack_unpacked_init(&u);
 	assert_int_equal(msgpack_unpack_next(&u, sb.data, sb.size, NULL), MSGPACK_UNPACK_SUCCESS);
-	assert_int_equal(sb_agent_early_stop_load(&es, &u.data, &err), -1);
+	assert_int_equal(sb_early_stop_rules_decode(&es, &u.data, &err), -1);
 	assert_non_null(strstr(err.msg, "early_stop rule 0 of the task map"));
 	msgpack_unpacked_destroy(&u);
 	msgpack_sbuffer_destroy(&sb);

@@ -12,7 +12,11 @@
 3. one owner per format: a Slurm command line is spelt in
    ctl/slurm/slurm_cmd.c only (no other file of ctl/ has a string literal
    naming sbatch, squeue, sacct, scancel or scontrol as a program, or one
-   of their options that sbctl passes).
+   of their options that sbctl passes);
+4. one owner per record key: a key of the records, the task map and the
+   early-stop rules (proto/recordkeys.h, proto/earlystop.h) is spelt as a
+   literal in those headers only -- never in a msgpack lookup or write, or
+   in a comparison of a record's type, of agent/, ctl/ or proto/.
 
 Prints one line per problem and exits 1 when there is any, else prints what
 was checked and exits 0.  Usage: check_layout.py SRC [--build BUILD]
@@ -137,6 +141,40 @@ def check_slurm_owner(src):
     return problems
 
 
+KEY_HEADERS = (os.path.join("proto", "recordkeys.h"), os.path.join("proto", "earlystop.h"))
+# where a record's key is used: msgpack lookups and writes, type comparisons
+KEY_USE = re.compile(r'(?:\bsb_mp_get\([^,()]+|\bpayload_get\(\w+|\b(?:map_)?facts?\(out, pl|'
+                     r'\bsb_status_mp_int\([^,()]+|\bdup_str\(\w+|\bget_uint\([^,()]+|\bKEY\(&?pk|'
+                     r'\bpk_cstr\(pk|\bpack_(?:str_or_nil|int_or_nil|key)\(&pk|->type|'
+                     r'\bwrite_durable\(w|\bappend\(l),\s*("[a-z_0-9]+")')
+
+
+def record_keys(src):
+    """Every word the key headers define."""
+    words = set()
+    for h in KEY_HEADERS:
+        with open(os.path.join(src, h), encoding="utf-8") as f:
+            words |= set(re.findall(r'#define SB_\w+ "([^"]+)"', f.read()))
+    return words
+
+
+def check_record_keys(src):
+    """Record keys spelt once, in their headers."""
+    words, problems = record_keys(src), []
+    for _, path in source_files(src):
+        rel = os.path.relpath(path, src)
+        if rel in KEY_HEADERS or rel.startswith("fake" + os.sep):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = without_comments(f.read())
+        for m in KEY_USE.finditer(text):
+            if m.group(1)[1:-1] in words:
+                line = text.count("\n", 0, m.start()) + 1
+                problems.append(f"{rel}:{line}: the record key {m.group(1)} spelt as a literal "
+                                f"(use its name in proto/recordkeys.h or proto/earlystop.h)")
+    return problems
+
+
 def nm_symbols(obj):
     out = subprocess.run(["nm", "--defined-only", obj], capture_output=True, text=True).stdout
     defined = {l.split()[-1] for l in out.splitlines() if re.match(r"^\S+ [TDBR] ", l)}
@@ -251,6 +289,7 @@ def main():
     problems, n = check_includes(src, floors, sees)
     problems += check_header_names(src)
     problems += check_slurm_owner(src)
+    problems += check_record_keys(src)
     nobj = 0
     if build:
         p, nobj = check_calls(build, floors, sees)
