@@ -5,14 +5,35 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/numarg.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 
 #define MAX_NAMES 4096
 
-static const char usage_text[] =
-	"usage: sbctl analyze BENCH [--json | --csv] [--group-by P,...] [--metrics M,...]\n"
-	"                     [--sort [-]METRIC [--desc]] [--offline] [--settle SECONDS]\n";
+enum { O_JSON = 1, O_CSV, O_OFFLINE, O_GROUP_BY, O_METRICS, O_SORT, O_DESC, O_SETTLE };
+
+static const struct sb_opt opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the analysis as one JSON document" },
+	{ "csv", 0, O_CSV, SB_OPT_FLAG, NULL, "one CSV row per group and metric" },
+	{ "group-by", 0, O_GROUP_BY, SB_OPT_VALUE, "P,...", "group by these parameters (default: every varying one)" },
+	{ "metrics", 0, O_METRICS, SB_OPT_VALUE, "M,...", "only these metrics" },
+	{ "sort", 0, O_SORT, SB_OPT_VALUE, "[-]METRIC", "sort the groups by a metric's median (- for descending)" },
+	{ "desc", 0, O_DESC, SB_OPT_FLAG, NULL, "descending, with --sort" },
+	{ "offline", 0, O_OFFLINE, SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" },
+	{ "settle", 0, O_SETTLE, SB_OPT_VALUE, "SECONDS", "the settle time, as for status (SB_SETTLE)" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"analyze",
+	"analyze BENCH [--json | --csv] [--group-by P,...] [--metrics M,...]\n"
+	"                     [--sort [-]METRIC [--desc]] [--offline] [--settle SECONDS]",
+	"Statistics of each metric over the children that succeeded, per group of\n"
+	"parameters.  Only proven successes count (docs/classification.md).\n",
+	opts,
+	"exit status: 0 every child succeeded, 3 not every child succeeded,\n"
+	"2 usage or input error, 1 runtime error\n",
+};
 
 /* Splits a comma list in place; returns the count (at most max). */
 static size_t split_list(char *s, const char **out, size_t max)
@@ -35,24 +56,34 @@ int cmd_analyze(int argc, char **argv)
 	struct sb_bench *b;
 	struct sb_error err;
 	char *by_arg = NULL, *met_arg = NULL;
-	const char *bench = NULL;
+	const char *bench = NULL, *v;
+	struct sb_opt_iter it = { 0 };
 	size_t i;
 	int k, json = 0, csv = 0, desc = 0, rc;
 
-	for (k = 1; k < argc; k++) {
-		const char *s = argv[k];
-		if (!strcmp(s, "--json")) {
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP:
+			return SB_EXIT_OK;
+		case SB_OPT_ERROR:
+			return SB_EXIT_USAGE;
+		case O_JSON:
 			json = 1;
-		} else if (!strcmp(s, "--csv")) {
+			break;
+		case O_CSV:
 			csv = 1;
-		} else if (!strcmp(s, "--offline")) {
+			break;
+		case O_OFFLINE:
 			o.offline = true;
-		} else if (!strcmp(s, "--group-by") && k + 1 < argc) {
-			by_arg = argv[++k];
-		} else if (!strcmp(s, "--metrics") && k + 1 < argc) {
-			met_arg = argv[++k];
-		} else if (!strcmp(s, "--sort") && k + 1 < argc) {
-			ao.sort = argv[++k];
+			break;
+		case O_GROUP_BY:
+			by_arg = (char *)v;
+			break;
+		case O_METRICS:
+			met_arg = (char *)v;
+			break;
+		case O_SORT:
+			ao.sort = v;
 			if (ao.sort[0] == '-') {
 				ao.sort++;
 				ao.sort_desc = true;
@@ -61,35 +92,29 @@ int cmd_analyze(int argc, char **argv)
 				fputs("sbctl analyze: --sort needs a metric name\n", stderr);
 				return SB_EXIT_USAGE;
 			}
-		} else if (!strcmp(s, "--desc")) {
+			break;
+		case O_DESC:
 			desc = 1;
-		} else if (!strcmp(s, "--settle") && k + 1 < argc) {
-			double v;
-			if (sb_parse_seconds(argv[++k], 1e9, &v, &err) < 0 ||
-			    sb_ctx_set_settle(sb_cli_ctx(), v, &err) < 0) {
-				fprintf(stderr, "sbctl analyze: --settle needs a number of seconds: %s\n", err.msg);
+			break;
+		case O_SETTLE:
+			if (sb_cli_set_settle("analyze", v) < 0)
+				return SB_EXIT_USAGE;
+			break;
+		case SB_OPT_OPERAND:
+			if (bench != NULL) {
+				sb_opt_error(&cmd, "more than one BENCH given");
 				return SB_EXIT_USAGE;
 			}
-		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fputs(usage_text, stdout);
-			return SB_EXIT_OK;
-		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "sbctl analyze: unknown option or missing value: '%s'\n%s", s, usage_text);
-			return SB_EXIT_USAGE;
-		} else if (bench == NULL) {
-			bench = s;
-		} else {
-			fprintf(stderr, "sbctl analyze: more than one BENCH given\n");
-			return SB_EXIT_USAGE;
+			bench = v;
+			break;
 		}
 	}
 	if (bench == NULL || (json && csv)) {
-		fprintf(stderr, "sbctl analyze: %s\n%s", bench ? "--json and --csv exclude each other"
-			: "missing BENCH", usage_text);
+		sb_opt_error(&cmd, "%s", bench ? "--json and --csv exclude each other" : "missing BENCH");
 		return SB_EXIT_USAGE;
 	}
 	if (desc && ao.sort == NULL) {
-		fprintf(stderr, "sbctl analyze: --desc needs --sort METRIC\n%s", usage_text);
+		sb_opt_error(&cmd, "--desc needs --sort METRIC");
 		return SB_EXIT_USAGE;
 	}
 	ao.sort_desc = ao.sort_desc || desc;

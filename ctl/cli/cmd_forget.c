@@ -4,35 +4,49 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 
-static const char usage_text[] =
-	"usage: sbctl forget BENCH [--json]\n\n"
+enum { O_JSON = 1 };
+
+static const struct sb_opt opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the benchmarks forgotten as one JSON document" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"forget",
+	"forget BENCH [--json]",
 	"Removes the benchmark BENCH (a directory, a name: the latest of that name,\n"
-	"or a digest prefix) from the local index.  Its directory stays.\n";
+	"or a digest prefix) from the local index.  Its directory stays.\n",
+	opts,
+	NULL,
+};
 
 int cmd_forget(int argc, char **argv)
 {
 	struct sb_bench_list *l = NULL;
 	struct sb_error err = { 0 };
-	const char *bench = NULL;
-	int i, json = 0, rc;
+	struct sb_opt_iter it = { 0 };
+	const char *bench = NULL, *v;
+	int k, json = 0, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return SB_EXIT_OK;
-		} else if (argv[i][0] == '-' || bench) {
-			fprintf(stderr, "sbctl forget: unexpected argument '%s'\n%s", argv[i], usage_text);
-			return SB_EXIT_USAGE;
-		} else {
-			bench = argv[i];
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_JSON: json = 1; break;
+		case SB_OPT_OPERAND:
+			if (bench != NULL) {
+				sb_opt_error(&cmd, "unexpected argument '%s'", v);
+				return SB_EXIT_USAGE;
+			}
+			bench = v;
+			break;
 		}
 	}
 	if (bench == NULL) {
-		fprintf(stderr, "sbctl forget: missing BENCH\n%s", usage_text);
+		sb_opt_error(&cmd, "missing BENCH");
 		return SB_EXIT_USAGE;
 	}
 	if (sb_index_forget(sb_cli_ctx(), bench, &l, &err) < 0 ||

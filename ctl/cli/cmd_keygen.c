@@ -3,28 +3,47 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "sbench/key.h"
 
-static const char keygen_usage[] =
-	"usage: sbctl keygen FILE\n"
-	"\n"
+static const struct sb_opt opts[] = {
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"keygen",
+	"keygen FILE",
 	"Writes a new 32-byte random HMAC key to FILE with mode 0600.\n"
-	"Refuses to overwrite an existing FILE (or to follow a symlink).\n";
+	"Refuses to overwrite an existing FILE (or to follow a symlink).\n",
+	opts,
+	NULL,
+};
 
 int cmd_keygen(int argc, char **argv)
 {
 	struct sb_error err = { 0 };
+	struct sb_opt_iter it = { 0 };
+	const char *file = NULL, *v;
+	int k;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(keygen_usage, stdout);
-		return SB_EXIT_OK;
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case SB_OPT_OPERAND:
+			if (file != NULL) {
+				sb_opt_error(&cmd, "more than one FILE given");
+				return SB_EXIT_USAGE;
+			}
+			file = v;
+			break;
+		}
 	}
-	if (argc != 2 || argv[1][0] == '\0' ||
-	    (argv[1][0] == '-' && strcmp(argv[1], "-") != 0)) {
-		fputs(keygen_usage, stderr);
+	if (file == NULL || file[0] == '\0') {
+		sb_opt_error(&cmd, "%s", file ? "FILE is empty" : "missing FILE");
 		return SB_EXIT_USAGE;
 	}
-	if (sb_key_generate_file(argv[1], &err) < 0) {
+	if (sb_key_generate_file(file, &err) < 0) {
 		fprintf(stderr, "sbctl keygen: %s\n", err.msg);
 		return sb_cli_exit(&err);
 	}

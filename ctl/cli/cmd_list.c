@@ -4,22 +4,35 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
+
+enum { O_JSON = 1 };
+
+static const struct sb_opt opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the list as one JSON document" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"list", "list [--json]", "Lists the benchmarks the local index knows.\n", opts, NULL,
+};
 
 int cmd_list(int argc, char **argv)
 {
 	struct sb_bench_list *l;
 	struct sb_error err;
-	int i, json = 0, rc;
+	struct sb_opt_iter it = { 0 };
+	const char *v;
+	int k, json = 0, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			puts("usage: sbctl list [--json]\n\nLists the benchmarks the local index knows.");
-			return SB_EXIT_OK;
-		} else {
-			fprintf(stderr, "sbctl list: unknown argument '%s'\nusage: sbctl list [--json]\n", argv[i]);
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_JSON: json = 1; break;
+		case SB_OPT_OPERAND:
+			sb_opt_error(&cmd, "unknown argument '%s'", v);
 			return SB_EXIT_USAGE;
 		}
 	}

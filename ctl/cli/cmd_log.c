@@ -11,26 +11,32 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "sbench/bench.h"
 #include "sbench/context.h"
 #include "sbench/logview.h"
 
-static const char log_usage[] =
-	"usage: sbctl log PATH|BENCH [--child N] [--key KEYFILE] [--head HEAD] [--json]\n"
-	"\n"
+enum { O_CHILD = 1, O_KEY, O_HEAD, O_JSON };
+
+static const struct sb_opt opts[] = {
+	{ "child", 0, O_CHILD, SB_OPT_VALUE, "N", "only the logs of child N (a benchmark directory)" },
+	{ "key", 0, O_KEY, SB_OPT_VALUE, "KEYFILE", "the HMAC key file (32 bytes, mode 0600)" },
+	{ "head", 0, O_HEAD, SB_OPT_VALUE, "HEAD", "COUNT:TAGHEX seen before; report rollback if the log ends before it or disagrees with it (one file only)" },
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "one JSON object per record, then summary lines" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"log",
+	"log PATH|BENCH [--child N] [--key KEYFILE] [--head HEAD] [--json]",
 	"Lists and verifies an event log file, or every log of a benchmark\n"
 	"directory (PATH at or below it; the key is then read from its\n"
 	"keys/hmac.key unless --key is given).  BENCH: a benchmark's name or\n"
-	"digest prefix known to the local index.  Files come in child order.\n"
-	"\n"
-	"  --child N      only the logs of child N (a benchmark directory)\n"
-	"  --key KEYFILE  the HMAC key file (32 bytes, mode 0600)\n"
-	"  --head HEAD    COUNT:TAGHEX seen before; report rollback if the log\n"
-	"                 ends before it or disagrees with it (one file only)\n"
-	"  --json         one JSON object per record, then summary lines\n"
-	"\n"
+	"digest prefix known to the local index.  Files come in child order.\n",
+	opts,
 	"exit status: 0 all verified, 3 a problem found, 2 usage or input error,\n"
-	"1 I/O error\n";
+	"1 I/O error\n",
+};
 
 static void print_note(void *arg, enum sb_logview_note kind, const char *msg)
 {
@@ -64,43 +70,32 @@ int cmd_log(int argc, char **argv)
 	struct sb_logview_opts o = { .note = print_note, .threads = sb_ctx_threads(sb_cli_ctx()) };
 	struct sb_logview_summary sum;
 	struct sb_error err = { 0 };
-	const char *path = NULL, *child = NULL;
+	const char *path = NULL, *child = NULL, *v;
+	struct sb_opt_iter it = { 0 };
 	char *benchdir = NULL;
 	struct stat st;
 	static char outbuf[1 << 16];
-	int i, rc;
+	int k, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(log_usage, stdout);
-			return SB_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			o.format = SB_FORMAT_JSON;
-		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
-			o.key_path = argv[++i];
-		} else if (!strncmp(argv[i], "--key=", 6)) {
-			o.key_path = argv[i] + 6;
-		} else if (!strcmp(argv[i], "--head") && i + 1 < argc) {
-			o.head = argv[++i];
-		} else if (!strncmp(argv[i], "--head=", 7)) {
-			o.head = argv[i] + 7;
-		} else if (!strcmp(argv[i], "--child") && i + 1 < argc) {
-			child = argv[++i];
-		} else if (!strncmp(argv[i], "--child=", 8)) {
-			child = argv[i] + 8;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			fprintf(stderr, "sbctl log: unknown option or missing value: '%s'\n", argv[i]);
-			fputs(log_usage, stderr);
-			return SB_EXIT_USAGE;
-		} else if (path == NULL) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "sbctl log: more than one PATH given ('%s', '%s')\n", path, argv[i]);
-			return SB_EXIT_USAGE;
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_JSON: o.format = SB_FORMAT_JSON; break;
+		case O_KEY: o.key_path = v; break;
+		case O_HEAD: o.head = v; break;
+		case O_CHILD: child = v; break;
+		case SB_OPT_OPERAND:
+			if (path != NULL) {
+				sb_opt_error(&cmd, "more than one PATH given ('%s', '%s')", path, v);
+				return SB_EXIT_USAGE;
+			}
+			path = v;
+			break;
 		}
 	}
 	if (path == NULL) {
-		fputs(log_usage, stderr);
+		sb_opt_error(&cmd, "missing PATH or BENCH");
 		return SB_EXIT_USAGE;
 	}
 	if (child != NULL) {

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/numarg.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 
 static void copy_file(const char *path)
@@ -23,25 +24,52 @@ static void copy_file(const char *path)
 	fclose(f);
 }
 
+static const struct sb_opt opts[] = {
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"output",
+	"output BENCH CHILD",
+	"Prints child CHILD's Slurm stdout and stderr, every attempt and restart,\n"
+	"oldest first.\n",
+	opts,
+	NULL,
+};
+
 int cmd_output(int argc, char **argv)
 {
 	struct sb_bench *b;
 	struct sb_error err;
+	struct sb_opt_iter it = { 0 };
+	const char *args[2] = { NULL, NULL }, *v;
 	char *dir, **files;
 	uint64_t child;
-	size_t i, n;
-	int rc;
+	size_t i, n, nargs = 0;
+	int rc, k;
 
-	if (argc != 3 || argv[1][0] == '-') {
-		int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
-		fputs("usage: sbctl output BENCH CHILD\n", help ? stdout : stderr);
-		return help ? SB_EXIT_OK : SB_EXIT_USAGE;
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case SB_OPT_OPERAND:
+			if (nargs == 2) {
+				sb_opt_error(&cmd, "unexpected argument '%s'", v);
+				return SB_EXIT_USAGE;
+			}
+			args[nargs++] = v;
+			break;
+		}
 	}
-	if (sb_parse_uint(argv[2], SIZE_MAX, &child, &err) < 0) {
+	if (nargs < 2) {
+		sb_opt_error(&cmd, "missing %s", nargs ? "CHILD" : "BENCH and CHILD");
+		return SB_EXIT_USAGE;
+	}
+	if (sb_parse_uint(args[1], SIZE_MAX, &child, &err) < 0) {
 		fprintf(stderr, "sbctl output: CHILD must be a child index: %s\n", err.msg);
 		return SB_EXIT_USAGE;
 	}
-	b = sb_bench_find(sb_cli_ctx(), argv[1], &err);
+	b = sb_bench_find(sb_cli_ctx(), args[0], &err);
 	if (b == NULL) {
 		fprintf(stderr, "sbctl output: %s\n", err.msg);
 		return SB_EXIT_USAGE;

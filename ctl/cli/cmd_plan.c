@@ -5,52 +5,54 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 #include "sbench/submit.h"
 
-static void usage(FILE *out)
-{
-	fputs("usage: sbctl plan SPEC [--json]\n"
-	      "\n"
-	      "Expands the benchmark spec SPEC into its children and prints them:\n"
-	      "a table (index, digest, repeat, parameters) by default, or the JSON\n"
-	      "document of docs/sbctl-plan.md with --json.  Nothing is written or\n"
-	      "submitted.\n", out);
-}
+enum { O_JSON = 1 };
+
+static const struct sb_opt opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the plan as one JSON document (docs/sbctl-plan.md)" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"plan",
+	"plan SPEC [--json]",
+	"Expands the benchmark spec SPEC into its children and prints them:\n"
+	"a table (index, digest, repeat, parameters) by default, or the JSON\n"
+	"document of docs/sbctl-plan.md with --json.  Nothing is written or\n"
+	"submitted.\n",
+	opts,
+	NULL,
+};
 
 int cmd_plan(int argc, char **argv)
 {
-	const char *path = NULL;
-	bool json = false, opts = true;
+	const char *path = NULL, *v;
+	bool json = false;
 	struct sb_error err = { 0 };
+	struct sb_opt_iter it = { 0 };
 	struct sb_spec *spec;
 	struct sb_plan *plan;
-	int i, rc;
+	int i, k, rc;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (opts && !strcmp(a, "--")) {
-			opts = false;
-		} else if (opts && !strcmp(a, "--json")) {
-			json = true;
-		} else if (opts && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
-			usage(stdout);
-			return SB_EXIT_OK;
-		} else if (opts && a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "sbctl plan: unknown option '%s'\n", a);
-			usage(stderr);
-			return SB_EXIT_USAGE;
-		} else if (path == NULL) {
-			path = a;
-		} else {
-			fprintf(stderr, "sbctl plan: more than one spec given ('%s')\n", a);
-			usage(stderr);
-			return SB_EXIT_USAGE;
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_JSON: json = true; break;
+		case SB_OPT_OPERAND:
+			if (path != NULL) {
+				sb_opt_error(&cmd, "more than one spec given ('%s')", v);
+				return SB_EXIT_USAGE;
+			}
+			path = v;
+			break;
 		}
 	}
 	if (path == NULL) {
-		fputs("sbctl plan: no spec given\n", stderr);
-		usage(stderr);
+		sb_opt_error(&cmd, "no spec given");
 		return SB_EXIT_USAGE;
 	}
 	spec = sb_spec_load(path, &err);

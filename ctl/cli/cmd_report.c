@@ -4,11 +4,27 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/numarg.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 
-static const char usage_text[] =
-	"usage: sbctl report BENCH [-o FILE] [--offline] [--settle SECONDS]\n";
+enum { O_OUTPUT = 1, O_OFFLINE, O_SETTLE };
+
+static const struct sb_opt opts[] = {
+	{ "output", 'o', O_OUTPUT, SB_OPT_VALUE, "FILE", "write the report to FILE (default: report.html in the benchmark directory)" },
+	{ "offline", 0, O_OFFLINE, SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" },
+	{ "settle", 0, O_SETTLE, SB_OPT_VALUE, "SECONDS", "the settle time, as for status (SB_SETTLE)" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"report",
+	"report BENCH [-o FILE] [--offline] [--settle SECONDS]",
+	"Writes one self-contained HTML file: the benchmark's status, analysis,\n"
+	"timeline and provenance (docs/sbctl-report.md).\n",
+	opts,
+	"exit status: 0 every child succeeded, 3 not every child succeeded,\n"
+	"2 usage or input error, 1 runtime error\n",
+};
 
 int cmd_report(int argc, char **argv)
 {
@@ -17,40 +33,39 @@ int cmd_report(int argc, char **argv)
 	struct sb_status *st = NULL;
 	struct sb_bench *b;
 	struct sb_error err;
-	const char *bench = NULL, *output = NULL;
+	const char *bench = NULL, *output = NULL, *v;
+	struct sb_opt_iter it = { 0 };
 	char *written = NULL;
 	size_t i;
 	int k, rc;
 
-	for (k = 1; k < argc; k++) {
-		const char *s = argv[k];
-		if ((!strcmp(s, "-o") || !strcmp(s, "--output")) && k + 1 < argc) {
-			output = argv[++k];
-		} else if (!strcmp(s, "--offline")) {
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP:
+			return SB_EXIT_OK;
+		case SB_OPT_ERROR:
+			return SB_EXIT_USAGE;
+		case O_OUTPUT:
+			output = v;
+			break;
+		case O_OFFLINE:
 			o.offline = true;
-		} else if (!strcmp(s, "--settle") && k + 1 < argc) {
-			double v;
-			if (sb_parse_seconds(argv[++k], 1e9, &v, &err) < 0 ||
-			    sb_ctx_set_settle(sb_cli_ctx(), v, &err) < 0) {
-				fprintf(stderr, "sbctl report: --settle needs a number of seconds: %s\n", err.msg);
+			break;
+		case O_SETTLE:
+			if (sb_cli_set_settle("report", v) < 0)
+				return SB_EXIT_USAGE;
+			break;
+		case SB_OPT_OPERAND:
+			if (bench != NULL) {
+				sb_opt_error(&cmd, "more than one BENCH given");
 				return SB_EXIT_USAGE;
 			}
-		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fputs(usage_text, stdout);
-			return SB_EXIT_OK;
-		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "sbctl report: unknown option or missing value: '%s'\n%s", s,
-				usage_text);
-			return SB_EXIT_USAGE;
-		} else if (bench == NULL) {
-			bench = s;
-		} else {
-			fprintf(stderr, "sbctl report: more than one BENCH given\n");
-			return SB_EXIT_USAGE;
+			bench = v;
+			break;
 		}
 	}
 	if (bench == NULL) {
-		fprintf(stderr, "sbctl report: missing BENCH\n%s", usage_text);
+		sb_opt_error(&cmd, "missing BENCH");
 		return SB_EXIT_USAGE;
 	}
 	b = sb_bench_find(sb_cli_ctx(), bench, &err);

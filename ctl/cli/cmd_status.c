@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/numarg.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 
 struct status_args {
@@ -16,72 +17,117 @@ struct status_args {
 	struct sb_status_text_opts text;
 };
 
-static int parse_seconds(const char *cmd, const char *opt, const char *v, double *out)
+enum { O_JSON = 1, O_OFFLINE, O_SPANS, O_REHASH, O_CLASS, O_SETTLE, O_TIMEOUT, O_INTERVAL };
+
+#define SETTLE_OPT { "settle", 0, O_SETTLE, SB_OPT_VALUE, "SECONDS", \
+	"how long a job may be absent from squeue and sacct before it counts as gone (SB_SETTLE)" }
+
+static const struct sb_opt status_opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the status as one JSON document (docs/cli.md)" },
+	{ "class", 0, O_CLASS, SB_OPT_VALUE, "CLASS,...", "list only the children of these classes" },
+	{ "offline", 0, O_OFFLINE, SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" },
+	SETTLE_OPT,
+	{ "rehash", 0, O_REHASH, SB_OPT_FLAG, NULL, "hash every result file again (the local index's hashes unused)" },
+	{ "spans", 0, O_SPANS, SB_OPT_FLAG, NULL, "after the text, each child's queue and run times (docs/lane.md)" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt wait_opts[] = {
+	{ "timeout", 0, O_TIMEOUT, SB_OPT_VALUE, "SECONDS", "give up after this long (exit 1)" },
+	{ "interval", 0, O_INTERVAL, SB_OPT_VALUE, "SECONDS", "time between two looks" },
+	SETTLE_OPT,
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd status_cmd = {
+	"status",
+	"status BENCH [--json] [--class CLASS,...] [--offline] [--settle SECONDS]\n"
+	"                          [--rehash] [--spans]",
+	"Classifies every child of the benchmark BENCH (a directory, or a name or\n"
+	"digest prefix the local index knows) from its logs and the scheduler.\n",
+	status_opts,
+	"exit status: 0 every child succeeded, 3 not every child succeeded,\n"
+	"2 usage or input error, 1 runtime error\n",
+};
+
+static const struct sb_opt_cmd wait_cmd = {
+	"wait",
+	"wait BENCH [--timeout SECONDS] [--interval SECONDS] [--settle SECONDS]",
+	"Waits until no child of BENCH is pending or running, then prints its\n"
+	"status as 'sbctl status' does.\n",
+	wait_opts,
+	"exit status: 0 every child succeeded, 3 not every child succeeded,\n"
+	"2 usage or input error, 1 runtime error or timeout\n",
+};
+
+/* A number of seconds of option opt. */
+static int parse_seconds(const struct sb_opt_cmd *c, const char *opt, const char *v, double *out)
 {
 	struct sb_error err;
 
-	if (v == NULL || sb_parse_seconds(v, 1e9, out, &err) < 0) {
-		fprintf(stderr, "sbctl %s: %s needs a number of seconds: %s\n", cmd, opt,
-			v ? err.msg : "none given");
+	if (sb_parse_seconds(v, 1e9, out, &err) < 0) {
+		fprintf(stderr, "sbctl %s: --%s needs a number of seconds: %s\n", c->name, opt, err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-static int parse_args(const char *cmd, int argc, char **argv, struct status_args *a, bool wait)
+/* 0, 1 after the help, -1 after a usage error. */
+static int parse_args(const struct sb_opt_cmd *c, int argc, char **argv, struct status_args *a)
 {
+	struct sb_opt_iter it = { 0 };
 	struct sb_error err;
-	double settle;
-	int i;
+	const char *v;
+	int k;
 
 	memset(a, 0, sizeof(*a));
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--json") && !wait) {
-			a->json = true;
-		} else if (!strcmp(s, "--offline") && !wait) {
-			a->o.offline = true;
-		} else if (!strcmp(s, "--spans") && !wait) {
-			a->spans = true;
-		} else if (!strcmp(s, "--rehash") && !wait) {
-			a->o.rehash = true;
-		} else if (!strcmp(s, "--class") && !wait) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "sbctl %s: --class needs CLASS,...\n", cmd);
-				return -1;
-			}
-			if (sb_class_mask_parse(argv[++i], &a->text.classes, &err) < 0) {
-				fprintf(stderr, "sbctl %s: --class: %s\n", cmd, err.msg);
-				return -1;
-			}
-		} else if (!strcmp(s, "--settle")) {
-			if (parse_seconds(cmd, s, i + 1 < argc ? argv[++i] : NULL, &settle) < 0)
-				return -1;
-			/* the context's: 0 there is no settle time, 0 in opts "the context's" */
-			if (sb_ctx_set_settle(sb_cli_ctx(), settle, &err) < 0) {
-				fprintf(stderr, "sbctl %s: --settle: %s\n", cmd, err.msg);
-				return -1;
-			}
-		} else if (!strcmp(s, "--timeout") && wait) {
-			if (parse_seconds(cmd, s, i + 1 < argc ? argv[++i] : NULL, &a->o.timeout) < 0)
-				return -1;
-		} else if (!strcmp(s, "--interval") && wait) {
-			if (parse_seconds(cmd, s, i + 1 < argc ? argv[++i] : NULL, &a->o.interval) < 0)
-				return -1;
-		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+	while ((k = sb_opt_next(c, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP:
 			return 1;
-		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "sbctl %s: unknown option '%s'\n", cmd, s);
+		case SB_OPT_ERROR:
 			return -1;
-		} else if (a->bench == NULL) {
-			a->bench = s;
-		} else {
-			fprintf(stderr, "sbctl %s: more than one BENCH given\n", cmd);
-			return -1;
+		case O_JSON:
+			a->json = true;
+			break;
+		case O_OFFLINE:
+			a->o.offline = true;
+			break;
+		case O_SPANS:
+			a->spans = true;
+			break;
+		case O_REHASH:
+			a->o.rehash = true;
+			break;
+		case O_CLASS:
+			if (sb_class_mask_parse(v, &a->text.classes, &err) < 0) {
+				fprintf(stderr, "sbctl %s: --class: %s\n", c->name, err.msg);
+				return -1;
+			}
+			break;
+		case O_SETTLE:
+			if (sb_cli_set_settle(c->name, v) < 0)
+				return -1;
+			break;
+		case O_TIMEOUT:
+			if (parse_seconds(c, "timeout", v, &a->o.timeout) < 0)
+				return -1;
+			break;
+		case O_INTERVAL:
+			if (parse_seconds(c, "interval", v, &a->o.interval) < 0)
+				return -1;
+			break;
+		case SB_OPT_OPERAND:
+			if (a->bench != NULL) {
+				sb_opt_error(c, "more than one BENCH given");
+				return -1;
+			}
+			a->bench = v;
+			break;
 		}
 	}
 	if (a->bench == NULL) {
-		fprintf(stderr, "sbctl %s: missing BENCH (a benchmark directory, name or digest prefix)\n", cmd);
+		sb_opt_error(c, "missing BENCH (a benchmark directory, name or digest prefix)");
 		return -1;
 	}
 	return 0;
@@ -120,14 +166,10 @@ int cmd_status(int argc, char **argv)
 	struct sb_status *st = NULL;
 	struct sb_bench *b;
 	struct sb_error err;
-	int rc = parse_args("status", argc, argv, &a, false);
+	int rc = parse_args(&status_cmd, argc, argv, &a);
 
-	if (rc != 0) {
-		fputs("usage: sbctl status BENCH [--json] [--class CLASS,...] [--offline] [--settle SECONDS]\n"
-		      "                          [--rehash] [--spans]\n",
-		      rc > 0 ? stdout : stderr);
+	if (rc != 0)
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
-	}
 	if (a.json)
 		sb_ctx_set_progress(sb_cli_ctx(), NULL, NULL);
 	b = sb_bench_find(sb_cli_ctx(), a.bench, &err);
@@ -149,13 +191,10 @@ int cmd_wait(int argc, char **argv)
 	struct status_args a;
 	struct sb_status *st;
 	struct sb_error err;
-	int rc = parse_args("wait", argc, argv, &a, true);
+	int rc = parse_args(&wait_cmd, argc, argv, &a);
 
-	if (rc != 0) {
-		fputs("usage: sbctl wait BENCH [--timeout SECONDS] [--interval SECONDS] [--settle SECONDS]\n",
-		      rc > 0 ? stdout : stderr);
+	if (rc != 0)
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
-	}
 	if (sb_status_wait(sb_cli_ctx(), a.bench, &a.o, &st, &err) < 0)
 		return fail("wait", &err);
 	rc = show("wait", st, false, NULL);

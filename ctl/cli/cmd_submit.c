@@ -1,7 +1,6 @@
 /* sbctl submit SPEC [--root DIR] [--dry-run] [--json] (docs/sbctl-submit.md),
  * sbctl rerun and sbctl cancel: parse, call <sbench/submit.h>, render, map
  * the error code to the exit status. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,24 +9,75 @@
 
 #include "cli/commands.h"
 #include "cli/numarg.h"
+#include "cli/options.h"
 #include "sbench/context.h"
 #include "sbench/lane.h"
 #include "sbench/submit.h"
 
-static void usage(FILE *out)
-{
-	fputs("usage: sbctl submit SPEC [--root DIR] [--dry-run] [--json] [--no-reuse | --reuse-from BENCH]\n"
-	      "                   [--check[=SECONDS]] [--lane NAME [--max-active K]]\n"
-	      "\n"
-	      "Plans SPEC, creates its benchmark directory under DIR (default $SB_ROOT,\n"
-	      "else ./sbench-runs), and submits its children as Slurm job arrays.\n"
-	      "Submitting the same spec again submits nothing; an interrupted submit\n"
-	      "continues where it stopped.  Children whose digest succeeded in an earlier\n"
-	      "benchmark of the same name and tag are reused, not run again.  --check\n"
-	      "watches it for SECONDS (default 60) and reports early failures (exit 3);\n"
-	      "--lane submits nothing while K benchmarks of the lane are still active\n"
-	      "(exit 4; docs/lane.md).\n", out);
-}
+enum { O_ROOT = 1, O_DRY_RUN, O_JSON, O_NO_REUSE, O_REUSE_FROM, O_CHECK, O_LANE, O_MAX_ACTIVE,
+       O_ONLY, O_TIME };
+
+static const struct sb_opt submit_opts[] = {
+	{ "root", 0, O_ROOT, SB_OPT_VALUE, "DIR", "where benchmark directories go (default $SB_ROOT, else ./sbench-runs)" },
+	{ "dry-run", 0, O_DRY_RUN, SB_OPT_FLAG, NULL, "print the batch scripts and sbatch lines; submit nothing" },
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the result as one JSON document" },
+	{ "no-reuse", 0, O_NO_REUSE, SB_OPT_FLAG, NULL, "run every child, even one proven in an earlier benchmark" },
+	{ "reuse-from", 0, O_REUSE_FROM, SB_OPT_VALUE, "BENCH", "reuse proven children of this benchmark only" },
+	{ "check", 0, O_CHECK, SB_OPT_OPTIONAL, "SECONDS", "watch it for SECONDS (default 60) and report early failures (exit 3)" },
+	{ "lane", 0, O_LANE, SB_OPT_VALUE, "NAME", "submit as part of lane NAME (docs/lane.md)" },
+	{ "max-active", 0, O_MAX_ACTIVE, SB_OPT_VALUE, "K", "with --lane: submit nothing while K benchmarks of the lane are active (exit 4)" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd submit_cmd = {
+	"submit",
+	"submit SPEC [--root DIR] [--dry-run] [--json] [--no-reuse | --reuse-from BENCH]\n"
+	"                   [--check[=SECONDS]] [--lane NAME [--max-active K]]",
+	"Plans SPEC, creates its benchmark directory under DIR (default $SB_ROOT,\n"
+	"else ./sbench-runs), and submits its children as Slurm job arrays.\n"
+	"Submitting the same spec again submits nothing; an interrupted submit\n"
+	"continues where it stopped.  Children whose digest succeeded in an earlier\n"
+	"benchmark of the same name and tag are reused, not run again.  --check\n"
+	"watches it for SECONDS (default 60) and reports early failures (exit 3);\n"
+	"--lane submits nothing while K benchmarks of the lane are still active\n"
+	"(exit 4; docs/lane.md).\n",
+	submit_opts,
+	"exit status: 0 submitted, 2 usage or input error, 1 runtime error,\n"
+	"3 --check found a failure, 4 the lane was busy\n",
+};
+
+static const struct sb_opt rerun_opts[] = {
+	{ "only", 0, O_ONLY, SB_OPT_VALUE, "CLASS[,CLASS...]", "the classes whose children run again (required)" },
+	{ "time", 0, O_TIME, SB_OPT_VALUE, "T", "the new attempt's time limit (sbatch --time)" },
+	{ "dry-run", 0, O_DRY_RUN, SB_OPT_FLAG, NULL, "print what would be submitted; submit nothing" },
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the result as one JSON document" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd rerun_cmd = {
+	"rerun",
+	"rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json]",
+	"Submits a new attempt for the children whose class is one of CLASS\n"
+	"(failed, killed, stopped, incomplete, stale, missing, partial,\n"
+	"inconsistent, invalid), with the time limit T (sbatch --time) when\n"
+	"given.  Earlier attempts stay in the record.\n",
+	rerun_opts,
+	NULL,
+};
+
+static const struct sb_opt cancel_opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the result as one JSON document" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cancel_cmd = {
+	"cancel",
+	"cancel BENCH [--json]",
+	"Cancels every job array of the benchmark that still has pending or running\n"
+	"children, and records that it did.\n",
+	cancel_opts,
+	NULL,
+};
 
 /* The library's warnings, one line each on stderr. */
 static void warn_stderr(void *user, const char *msg)
@@ -76,58 +126,52 @@ static int render(const char *cmd, const struct sb_submit_result *res, enum sb_f
 
 int cmd_submit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-reuse", no_argument, NULL, 'N' },
-		{ "reuse-from", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "check", optional_argument, NULL, 'c' },
-		{ "lane", required_argument, NULL, 'l' },
-		{ "max-active", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct sb_lane_opts lo = { 0 };
 	uint64_t k;
 	struct sb_ctx *ctx = sb_cli_ctx();
 	struct sb_submit_opts o = { 0 };
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };
-	const char *root = NULL, *spec;
+	struct sb_opt_iter it = { 0 };
+	const char *root = NULL, *spec = NULL, *v;
 	int json = 0, c, rc;
 
-	optind = 0; /* glibc: a full re-initialisation, so options may follow SPEC */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = sb_opt_next(&submit_cmd, argc, argv, &it, &v)) != SB_OPT_END) {
 		switch (c) {
-		case 'r': root = optarg; break;
-		case 'n': o.dry_run = true; break;
-		case 'j': json = 1; break;
-		case 'N': o.no_reuse = true; break;
-		case 'F': o.reuse_from = optarg; break;
-		case 'h': usage(stdout); return SB_EXIT_OK;
-		case 'c':
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_ROOT: root = v; break;
+		case O_DRY_RUN: o.dry_run = true; break;
+		case O_JSON: json = 1; break;
+		case O_NO_REUSE: o.no_reuse = true; break;
+		case O_REUSE_FROM: o.reuse_from = v; break;
+		case O_CHECK:
 			lo.check = true;
-			if (optarg && sb_parse_seconds(optarg, 1e7, &lo.check_seconds, &err) < 0) {
-				fprintf(stderr, "sbctl submit: --check=%s: %s\n", optarg, err.msg);
+			if (v && sb_parse_seconds(v, 1e7, &lo.check_seconds, &err) < 0) {
+				fprintf(stderr, "sbctl submit: --check=%s: %s\n", v, err.msg);
 				return SB_EXIT_USAGE;
 			}
 			break;
-		case 'l': lo.lane = optarg; break;
-		case 'm':
-			if (sb_parse_uint(optarg, 1000000, &k, &err) < 0 || k == 0) {
+		case O_LANE: lo.lane = v; break;
+		case O_MAX_ACTIVE:
+			if (sb_parse_uint(v, 1000000, &k, &err) < 0 || k == 0) {
 				fprintf(stderr, "sbctl submit: --max-active needs a number from 1 to "
-					"1000000, not '%s'\n", optarg);
+					"1000000, not '%s'\n", v);
 				return SB_EXIT_USAGE;
 			}
 			lo.max_active = (int64_t)k;
 			break;
-		default: usage(stderr); return SB_EXIT_USAGE;
+		case SB_OPT_OPERAND:
+			if (spec != NULL) {
+				sb_opt_error(&submit_cmd, "too many arguments");
+				return SB_EXIT_USAGE;
+			}
+			spec = v;
+			break;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "sbctl submit: %s\n", optind >= argc ? "missing SPEC" : "too many arguments");
-		usage(stderr);
+	if (spec == NULL) {
+		sb_opt_error(&submit_cmd, "missing SPEC");
 		return SB_EXIT_USAGE;
 	}
 	if (o.no_reuse && o.reuse_from) {
@@ -138,7 +182,6 @@ int cmd_submit(int argc, char **argv)
 		fputs("sbctl submit: --dry-run prints scripts, not JSON: use one or the other\n", stderr);
 		return SB_EXIT_USAGE;
 	}
-	spec = argv[optind];
 	if (root && sb_ctx_set_root(ctx, root, &err) < 0) {
 		fprintf(stderr, "sbctl submit: %s\n", err.msg);
 		return sb_cli_exit(&err);
@@ -174,46 +217,34 @@ int cmd_submit(int argc, char **argv)
 /* sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json] */
 int cmd_rerun(int argc, char **argv)
 {
-	static const char usage_text[] =
-		"usage: sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json]\n"
-		"\n"
-		"Submits a new attempt for the children whose class is one of CLASS\n"
-		"(failed, killed, stopped, incomplete, stale, missing, partial,\n"
-		"inconsistent, invalid), with the time limit T (sbatch --time) when\n"
-		"given.  Earlier attempts stay in the record.\n";
 	struct sb_rerun_opts o = { 0 };
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };
+	struct sb_opt_iter it = { 0 };
 	bool json = false;
-	const char *bench = NULL, *only = NULL;
-	int i, rc;
+	const char *bench = NULL, *only = NULL, *v;
+	int k, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = argv[++i];
-		else if (!strncmp(argv[i], "--only=", 7))
-			only = argv[i] + 7;
-		else if (!strcmp(argv[i], "--time") && i + 1 < argc)
-			o.time = argv[++i];
-		else if (!strncmp(argv[i], "--time=", 7))
-			o.time = argv[i] + 7;
-		else if (!strcmp(argv[i], "--dry-run"))
-			o.dry_run = true;
-		else if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return SB_EXIT_OK;
-		} else if (argv[i][0] == '-' || bench) {
-			fprintf(stderr, "sbctl rerun: unexpected argument '%s'\n%s", argv[i], usage_text);
-			return SB_EXIT_USAGE;
-		} else
-			bench = argv[i];
+	while ((k = sb_opt_next(&rerun_cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_ONLY: only = v; break;
+		case O_TIME: o.time = v; break;
+		case O_DRY_RUN: o.dry_run = true; break;
+		case O_JSON: json = true; break;
+		case SB_OPT_OPERAND:
+			if (bench != NULL) {
+				sb_opt_error(&rerun_cmd, "unexpected argument '%s'", v);
+				return SB_EXIT_USAGE;
+			}
+			bench = v;
+			break;
+		}
 	}
 	if (bench == NULL || only == NULL || (o.dry_run && json)) {
-		fprintf(stderr, "sbctl rerun: %s\n%s", bench == NULL ? "missing BENCH" : only == NULL ?
-			"--only CLASS[,CLASS...] is required" : "--dry-run and --json exclude each other",
-			usage_text);
+		sb_opt_error(&rerun_cmd, "%s", bench == NULL ? "missing BENCH" : only == NULL ?
+			     "--only CLASS[,CLASS...] is required" : "--dry-run and --json exclude each other");
 		return SB_EXIT_USAGE;
 	}
 	if (sb_rerun(sb_cli_ctx(), bench, only, &o, &res, &err) < 0) {
@@ -238,30 +269,29 @@ int cmd_rerun(int argc, char **argv)
 /* sbctl cancel BENCH [--json] */
 int cmd_cancel(int argc, char **argv)
 {
-	static const char usage_text[] =
-		"usage: sbctl cancel BENCH [--json]\n\nCancels every job array of the benchmark that still "
-		"has pending or running\nchildren, and records that it did.\n";
 	struct sb_submit_result *res;
 	struct sb_error err = { 0 };
-	const char *bench = NULL;
+	struct sb_opt_iter it = { 0 };
+	const char *bench = NULL, *v;
 	bool json = false;
-	int i, rc;
+	int k, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return SB_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (argv[i][0] == '-' || bench) {
-			fputs(usage_text, stderr);
-			return SB_EXIT_USAGE;
-		} else {
-			bench = argv[i];
+	while ((k = sb_opt_next(&cancel_cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_JSON: json = true; break;
+		case SB_OPT_OPERAND:
+			if (bench != NULL) {
+				sb_opt_error(&cancel_cmd, "unexpected argument '%s'", v);
+				return SB_EXIT_USAGE;
+			}
+			bench = v;
+			break;
 		}
 	}
 	if (bench == NULL) {
-		fputs(usage_text, stderr);
+		sb_opt_error(&cancel_cmd, "missing BENCH");
 		return SB_EXIT_USAGE;
 	}
 	if (sb_cancel(sb_cli_ctx(), bench, &res, &err) < 0) {

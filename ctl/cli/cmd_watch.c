@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/numarg.h"
+#include "cli/options.h"
 #include "sbench/sbench.h"
 
 #define VIEW_EVERY 0.25 /* seconds between two redraws of the live view */
@@ -23,10 +24,24 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: sbctl watch BENCH [--json] [--until-done] [--timeout SECONDS] [--bind ADDR]\n", f);
-}
+enum { O_JSON = 1, O_UNTIL_DONE, O_TIMEOUT, O_BIND };
+
+static const struct sb_opt opts[] = {
+	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "one JSON object per line (docs/watch.md)" },
+	{ "until-done", 0, O_UNTIL_DONE, SB_OPT_FLAG, NULL, "stop when no child is pending or running; exit as status does" },
+	{ "timeout", 0, O_TIMEOUT, SB_OPT_VALUE, "SECONDS", "stop after this long" },
+	{ "bind", 0, O_BIND, SB_OPT_VALUE, "ADDR", "the address agents send to (tcp://HOST:PORT)" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct sb_opt_cmd cmd = {
+	"watch",
+	"watch BENCH [--json] [--until-done] [--timeout SECONDS] [--bind ADDR]",
+	"Shows the benchmark's records as its agents write them: those already in\n"
+	"the logs, then the live ones, each verified (docs/watch.md).\n",
+	opts,
+	NULL,
+};
 
 static double mono(void)
 {
@@ -56,44 +71,34 @@ int cmd_watch(int argc, char **argv)
 	struct sigaction sa;
 	bool json = false, view, dirty = true;
 	double last_draw = 0;
-	int i, rc;
+	struct sb_opt_iter it = { 0 };
+	const char *v;
+	int k, rc;
 
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-
-		if (!strcmp(s, "--json")) {
-			json = true;
-		} else if (!strcmp(s, "--until-done")) {
-			o.until_done = true;
-		} else if (!strcmp(s, "--timeout")) {
-			if (i + 1 >= argc || sb_parse_seconds(argv[++i], 1e9, &o.timeout, &err) < 0) {
-				fprintf(stderr, "sbctl watch: --timeout needs a number of seconds%s%s\n",
-					i < argc ? ": " : "", i < argc ? err.msg : "");
+	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
+		switch (k) {
+		case SB_OPT_HELP: return SB_EXIT_OK;
+		case SB_OPT_ERROR: return SB_EXIT_USAGE;
+		case O_JSON: json = true; break;
+		case O_UNTIL_DONE: o.until_done = true; break;
+		case O_TIMEOUT:
+			if (sb_parse_seconds(v, 1e9, &o.timeout, &err) < 0) {
+				fprintf(stderr, "sbctl watch: --timeout needs a number of seconds: %s\n", err.msg);
 				return SB_EXIT_USAGE;
 			}
-		} else if (!strcmp(s, "--bind")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "sbctl watch: --bind needs an address (tcp://HOST:PORT)\n");
+			break;
+		case O_BIND: o.bind = v; break;
+		case SB_OPT_OPERAND:
+			if (bench != NULL) {
+				sb_opt_error(&cmd, "more than one BENCH given");
 				return SB_EXIT_USAGE;
 			}
-			o.bind = argv[++i];
-		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			usage(stdout);
-			return SB_EXIT_OK;
-		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "sbctl watch: unknown option '%s'\n", s);
-			usage(stderr);
-			return SB_EXIT_USAGE;
-		} else if (bench == NULL) {
-			bench = s;
-		} else {
-			fprintf(stderr, "sbctl watch: more than one BENCH given\n");
-			return SB_EXIT_USAGE;
+			bench = v;
+			break;
 		}
 	}
 	if (bench == NULL) {
-		fprintf(stderr, "sbctl watch: missing BENCH (a benchmark directory, name or digest prefix)\n");
-		usage(stderr);
+		sb_opt_error(&cmd, "missing BENCH (a benchmark directory, name or digest prefix)");
 		return SB_EXIT_USAGE;
 	}
 	view = !json && isatty(STDOUT_FILENO);

@@ -33,6 +33,10 @@ struct sb_ctx *sb_cli_ctx(void);
 int sb_cli_ctx_open(const char *cmd, struct sb_error *err);
 void sb_cli_ctx_close(void);
 
+/* --settle VALUE of command cmd into the context: 0, or -1 after a usage
+ * error on stderr. */
+int sb_cli_set_settle(const char *cmd, const char *value);
+
 int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/numarg.h"
 #include "sbench/context.h"
 
 static struct sb_ctx *cli_ctx;
@@ -98,4 +99,17 @@ void sb_cli_ctx_close(void)
 {
 	sb_ctx_destroy(cli_ctx);
 	cli_ctx = NULL;
+}
+
+int sb_cli_set_settle(const char *cmd, const char *value)
+{
+	struct sb_error err;
+	double v;
+
+	/* 0 in the context is no settle time (0 in status opts: the context's) */
+	if (sb_parse_seconds(value, 1e9, &v, &err) < 0 || sb_ctx_set_settle(cli_ctx, v, &err) < 0) {
+		fprintf(stderr, "sbctl %s: --settle needs a number of seconds: %s\n", cmd, err.msg);
+		return -1;
+	}
+	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "cli/commands.h"
 
 struct command {
@@ -68,7 +69,15 @@ int main(int argc, char **argv)
 		sb_cli_ctx_close();
 		return rc;
 	}
-	fprintf(stderr, "sbctl: unknown command '%s'\n", argv[1]);
+	{
+		const char *names[sizeof(commands) / sizeof(commands[0])];
+		char buf[SB_SUGGEST_MAX];
+
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			names[i] = commands[i].name;
+		fprintf(stderr, "sbctl: unknown command '%s'%s\n", argv[1],
+			sb_suggest(argv[1], names, i, buf));
+	}
 	usage(stderr);
 	return SB_EXIT_USAGE;
 }
