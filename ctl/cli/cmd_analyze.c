@@ -101,11 +101,8 @@ int cmd_analyze(int argc, char **argv)
 				return SB_EXIT_USAGE;
 			break;
 		case SB_OPT_OPERAND:
-			if (bench != NULL) {
-				sb_opt_error(&cmd, "more than one BENCH given");
+			if (sb_opt_operand(&cmd, &bench, v, "BENCH") < 0)
 				return SB_EXIT_USAGE;
-			}
-			bench = v;
 			break;
 		}
 	}

@@ -37,11 +37,8 @@ int cmd_forget(int argc, char **argv)
 		case SB_OPT_ERROR: return SB_EXIT_USAGE;
 		case O_JSON: json = 1; break;
 		case SB_OPT_OPERAND:
-			if (bench != NULL) {
-				sb_opt_error(&cmd, "unexpected argument '%s'", v);
+			if (sb_opt_operand(&cmd, &bench, v, "BENCH") < 0)
 				return SB_EXIT_USAGE;
-			}
-			bench = v;
 			break;
 		}
 	}

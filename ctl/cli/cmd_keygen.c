@@ -31,11 +31,8 @@ int cmd_keygen(int argc, char **argv)
 		case SB_OPT_HELP: return SB_EXIT_OK;
 		case SB_OPT_ERROR: return SB_EXIT_USAGE;
 		case SB_OPT_OPERAND:
-			if (file != NULL) {
-				sb_opt_error(&cmd, "more than one FILE given");
+			if (sb_opt_operand(&cmd, &file, v, "FILE") < 0)
 				return SB_EXIT_USAGE;
-			}
-			file = v;
 			break;
 		}
 	}

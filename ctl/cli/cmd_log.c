@@ -86,11 +86,8 @@ int cmd_log(int argc, char **argv)
 		case O_HEAD: o.head = v; break;
 		case O_CHILD: child = v; break;
 		case SB_OPT_OPERAND:
-			if (path != NULL) {
-				sb_opt_error(&cmd, "more than one PATH given ('%s', '%s')", path, v);
+			if (sb_opt_operand(&cmd, &path, v, "PATH") < 0)
 				return SB_EXIT_USAGE;
-			}
-			path = v;
 			break;
 		}
 	}

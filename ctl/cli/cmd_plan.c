@@ -43,11 +43,8 @@ int cmd_plan(int argc, char **argv)
 		case SB_OPT_ERROR: return SB_EXIT_USAGE;
 		case O_JSON: json = true; break;
 		case SB_OPT_OPERAND:
-			if (path != NULL) {
-				sb_opt_error(&cmd, "more than one spec given ('%s')", v);
+			if (sb_opt_operand(&cmd, &path, v, "SPEC") < 0)
 				return SB_EXIT_USAGE;
-			}
-			path = v;
 			break;
 		}
 	}

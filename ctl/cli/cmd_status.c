@@ -118,11 +118,8 @@ static int parse_args(const struct sb_opt_cmd *c, int argc, char **argv, struct 
 				return -1;
 			break;
 		case SB_OPT_OPERAND:
-			if (a->bench != NULL) {
-				sb_opt_error(c, "more than one BENCH given");
+			if (sb_opt_operand(c, &a->bench, v, "BENCH") < 0)
 				return -1;
-			}
-			a->bench = v;
 			break;
 		}
 	}

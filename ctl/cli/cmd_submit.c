@@ -162,11 +162,8 @@ int cmd_submit(int argc, char **argv)
 			lo.max_active = (int64_t)k;
 			break;
 		case SB_OPT_OPERAND:
-			if (spec != NULL) {
-				sb_opt_error(&submit_cmd, "too many arguments");
+			if (sb_opt_operand(&submit_cmd, &spec, v, "SPEC") < 0)
 				return SB_EXIT_USAGE;
-			}
-			spec = v;
 			break;
 		}
 	}
@@ -234,11 +231,8 @@ int cmd_rerun(int argc, char **argv)
 		case O_DRY_RUN: o.dry_run = true; break;
 		case O_JSON: json = true; break;
 		case SB_OPT_OPERAND:
-			if (bench != NULL) {
-				sb_opt_error(&rerun_cmd, "unexpected argument '%s'", v);
+			if (sb_opt_operand(&rerun_cmd, &bench, v, "BENCH") < 0)
 				return SB_EXIT_USAGE;
-			}
-			bench = v;
 			break;
 		}
 	}
@@ -282,11 +276,8 @@ int cmd_cancel(int argc, char **argv)
 		case SB_OPT_ERROR: return SB_EXIT_USAGE;
 		case O_JSON: json = true; break;
 		case SB_OPT_OPERAND:
-			if (bench != NULL) {
-				sb_opt_error(&cancel_cmd, "unexpected argument '%s'", v);
+			if (sb_opt_operand(&cancel_cmd, &bench, v, "BENCH") < 0)
 				return SB_EXIT_USAGE;
-			}
-			bench = v;
 			break;
 		}
 	}

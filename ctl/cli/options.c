@@ -71,6 +71,14 @@ int sb_opt_error(const struct sb_opt_cmd *c, const char *fmt, ...)
 	return SB_OPT_ERROR;
 }
 
+int sb_opt_operand(const struct sb_opt_cmd *c, const char **slot, const char *value, const char *what)
+{
+	if (*slot != NULL)
+		return sb_opt_error(c, "more than one %s given ('%s', '%s')", what, *slot, value);
+	*slot = value;
+	return 0;
+}
+
 /* The closest known option's " (did you mean '--x'?)" for name[0..len)
  * ("" for none, or for a name too long to be a misspelling). */
 static const char *suggestion(const struct sb_opt_cmd *c, const char *name, size_t len,

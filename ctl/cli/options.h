@@ -68,6 +68,10 @@ void sb_opt_help(const struct sb_opt_cmd *c, FILE *out);
 /* The usage line(s) alone. */
 void sb_opt_usage(const struct sb_opt_cmd *c, FILE *out);
 
+/* The command's one operand what ("BENCH") into *slot: 0, or SB_OPT_ERROR
+ * after "more than one WHAT given" when *slot is set already. */
+int sb_opt_operand(const struct sb_opt_cmd *c, const char **slot, const char *value, const char *what);
+
 /* A usage error of the command (an operand missing, one too many...):
  * "sbctl CMD: MESSAGE" and the usage on stderr; returns SB_OPT_ERROR. */
 int sb_opt_error(const struct sb_opt_cmd *c, const char *fmt, ...)

@@ -55,6 +55,34 @@ static char **done(struct argv_builder *a, struct sb_error *err)
 	return a->v;
 }
 
+/* The vector of the NULL-terminated list of words that follows err. */
+static char **vec(struct sb_error *err, ...) __attribute__((sentinel));
+
+static char **vec(struct sb_error *err, ...)
+{
+	struct argv_builder a = { 0 };
+	const char *w;
+	va_list ap;
+
+	va_start(ap, err);
+	while ((w = va_arg(ap, const char *)) != NULL)
+		add(&a, "%s", w);
+	va_end(ap);
+	return done(&a, err);
+}
+
+/* "--name=NAME", or NULL with err. */
+static char *name_option(const char *name, struct sb_error *err)
+{
+	char *s;
+
+	if (asprintf(&s, "--name=%s", name) < 0) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	return s;
+}
+
 void sb_slurm_argv_free(char **argv)
 {
 	if (argv == NULL)
@@ -116,31 +144,20 @@ int sb_slurm_sbatch_job_id(const char *out, char *job_id, size_t size)
 
 char **sb_slurm_squeue_named_argv(const char *name, struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
+	char *opt = name_option(name, err), **v;
 
-	add(&a, "squeue");
-	add(&a, "-h");
-	add(&a, "-t");
-	add(&a, "all");
-	add(&a, "--name=%s", name);
-	add(&a, "-o");
-	add(&a, "%%F");
-	return done(&a, err);
+	v = opt ? vec(err, "squeue", "-h", "-t", "all", opt, "-o", "%F", NULL) : NULL;
+	free(opt);
+	return v;
 }
 
 char **sb_slurm_sacct_named_argv(const char *name, const char *since, struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
+	char *opt = name_option(name, err), **v;
 
-	add(&a, "sacct");
-	add(&a, "-n");
-	add(&a, "-X");
-	add(&a, "-P");
-	add(&a, "--name=%s", name);
-	add(&a, "-S");
-	add(&a, "%s", since);
-	add(&a, "--format=JobID");
-	return done(&a, err);
+	v = opt ? vec(err, "sacct", "-n", "-X", "-P", opt, "-S", since, "--format=JobID", NULL) : NULL;
+	free(opt);
+	return v;
 }
 
 /* The length of the job id a line of squeue %F or sacct JobID starts
@@ -171,16 +188,7 @@ void sb_slurm_lowest_job_id(const char *text, char *best, size_t size)
 
 char **sb_slurm_squeue_arrays_argv(const char *ids, struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
-
-	add(&a, "squeue");
-	add(&a, "-h");
-	add(&a, "-r");
-	add(&a, "-j");
-	add(&a, "%s", ids);
-	add(&a, "-o");
-	add(&a, "%%F");
-	return done(&a, err);
+	return vec(err, "squeue", "-h", "-r", "-j", ids, "-o", "%F", NULL);
 }
 
 int sb_slurm_lists_job(const char *out, const char *job_id)
@@ -207,14 +215,7 @@ char **sb_slurm_scancel_argv(const char *const *ids, size_t n, struct sb_error *
 
 char **sb_slurm_squeue_mine_argv(struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
-
-	add(&a, "squeue");
-	add(&a, "--me");
-	add(&a, "-h");
-	add(&a, "-o");
-	add(&a, "%%F|%%j|%%T");
-	return done(&a, err);
+	return vec(err, "squeue", "--me", "-h", "-o", "%F|%j|%T", NULL);
 }
 
 int sb_slurm_mine_row(const char *line, size_t *job_len, const char **name)
@@ -232,43 +233,18 @@ int sb_slurm_mine_row(const char *line, size_t *job_len, const char **name)
 
 char **sb_slurm_squeue_tasks_argv(const char *ids, struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
-
-	add(&a, "squeue");
-	add(&a, "-h");
-	add(&a, "-r");
-	add(&a, "-j");
-	add(&a, "%s", ids);
-	add(&a, "-o");
-	add(&a, "%s", SB_SQUEUE_FORMAT);
-	return done(&a, err);
+	return vec(err, "squeue", "-h", "-r", "-j", ids, "-o", SB_SQUEUE_FORMAT, NULL);
 }
 
 char **sb_slurm_sacct_tasks_argv(const char *ids, const char *since, struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
-
-	add(&a, "sacct");
-	add(&a, "-P");
-	add(&a, "-n");
-	add(&a, "-X");
-	add(&a, "-D");
-	add(&a, "-j");
-	add(&a, "%s", ids);
-	add(&a, "-S");
-	add(&a, "%s", since);
-	add(&a, "--format=%s", SB_SACCT_FORMAT);
-	return done(&a, err);
+	return vec(err, "sacct", "-P", "-n", "-X", "-D", "-j", ids, "-S", since,
+		   "--format=" SB_SACCT_FORMAT, NULL);
 }
 
 char **sb_slurm_scontrol_config_argv(struct sb_error *err)
 {
-	struct argv_builder a = { 0 };
-
-	add(&a, "scontrol");
-	add(&a, "show");
-	add(&a, "config");
-	return done(&a, err);
+	return vec(err, "scontrol", "show", "config", NULL);
 }
 
 const char *sb_slurm_since(char buf[SB_SLURM_TIME_LEN], int64_t t)

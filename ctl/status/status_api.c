@@ -131,6 +131,7 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 	struct sb_status_cfg cfg;
 	struct timespec t0;
 	size_t shown = 0;
+	char *kept = NULL; /* the directory the name named when first found */
 	int rc = -1;
 
 	*out = NULL;
@@ -158,7 +159,19 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 			cfg.sched_timeout_ms = left_ms > SCHED_TIMEOUT_MAX_MS ? SCHED_TIMEOUT_MAX_MS
 					       : left_ms < 1000 ? 1000 : (int)left_ms;
 		}
-		r = sb_status_run(bench_arg, &cfg, st, &e);
+		r = sb_status_run(kept ? kept : bench_arg, &cfg, st, &e);
+		if (kept == NULL && st->bench != NULL) {
+			/* the name is resolved once: a benchmark submitted under the
+			 * same name during the wait does not take its place */
+			if ((kept = strdup(st->bench->dir)) == NULL) {
+				sb_status_destroy(st);
+				sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+				break;
+			}
+			if (strcmp(bench_arg, kept) != 0)
+				sb_ctx_warn(ctx, "waiting for %s %.12s (%s)", st->bench->name,
+					    st->bench->digest, kept);
+		}
 		if (r < 0 && (st->sched_failed || (r == -2 && being_created(bench_arg)))) {
 			/* slurmdbd down, sacct timed out, a submit still creating the
 			 * benchmark: none of them is a verdict, keep waiting */
@@ -201,6 +214,7 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 	}
 	if (shown)
 		sb_ctx_progress(ctx, "waiting", shown, shown);
+	free(kept);
 	return rc;
 }
 

@@ -143,6 +143,30 @@ static void test_long_unknown_whole(void **state)
 	assert_non_null(strstr(errtext, big));
 }
 
+static void test_one_operand(void **state)
+{
+	const char *slot = NULL;
+	FILE *f = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	(void)state;
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	assert_int_equal(sb_opt_operand(&cmd, &slot, "a", "BENCH"), 0);
+	assert_string_equal(slot, "a");
+	assert_int_equal(sb_opt_operand(&cmd, &slot, "b", "BENCH"), SB_OPT_ERROR);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(errtext, 1, sizeof(errtext) - 1, f);
+	errtext[n] = '\0';
+	fclose(f);
+	assert_string_equal(slot, "a");
+	assert_non_null(strstr(errtext, "sbctl demo: more than one BENCH given ('a', 'b')\nusage: sbctl demo"));
+}
+
 static void test_help(void **state)
 {
 	char *text = NULL;
@@ -169,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_flags_optional_operands),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_long_unknown_whole),
+		cmocka_unit_test(test_one_operand),
 		cmocka_unit_test(test_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
