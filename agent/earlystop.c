@@ -70,9 +70,13 @@ int sb_agent_pack_early_stop(msgpack_packer *pk, const struct sb_early_stop_rule
 	int rc = 0;
 
 	sb_early_stop_rule_text(r, rule, sizeof(rule));
-	rc |= msgpack_pack_map(pk, 6);
+	rc |= msgpack_pack_map(pk, 6 + (hit->at_finish != 0));
 	rc |= pk_cstr(pk, SB_RK_AFTER_S);
 	rc |= msgpack_pack_double(pk, hit->elapsed_s);
+	if (hit->at_finish) {
+		rc |= pk_cstr(pk, SB_RK_AT_FINISH);
+		rc |= msgpack_pack_true(pk);
+	}
 	rc |= pk_cstr(pk, SB_RK_DECLARED_AFTER_S);
 	rc |= msgpack_pack_double(pk, r->after_s);
 	rc |= pk_cstr(pk, SB_RK_INDEX);

@@ -23,6 +23,8 @@ struct sb_agent_early_hit {
 	int value_is_int;
 	int64_t value_i;
 	double elapsed_s;            /* run time when it held */
+	int at_finish;               /* it held on the final metrics, after the
+	                                command had exited by itself */
 };
 
 /* The first rule whose metric is in m and holds after elapsed_s seconds of
@@ -33,7 +35,8 @@ int sb_agent_early_stop_check(const struct sb_early_stop_rules *es,
 			      struct sb_agent_early_hit *hit);
 
 /* The finish record's early_stop value: {"after_s", "declared_after_s",
- * "index", "metric", "rule", "value"}, rule being "above 5" or "below 0.1". */
+ * "index", "metric", "rule", "value"}, rule being "above 5" or "below 0.1",
+ * and "at_finish": true when the rule held only on the final metrics. */
 int sb_agent_pack_early_stop(msgpack_packer *pk, const struct sb_early_stop_rules *es,
 			     const struct sb_agent_early_hit *hit);
 

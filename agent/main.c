@@ -408,6 +408,13 @@ int main(int argc, char **argv)
 		}
 	}
 	fin.metrics = &metrics;
+	/* the rules once more, on the final metrics: a run that met one
+	 * between two heartbeats and then exited by itself was stopped too
+	 * (not one that a termination signal ended: that is the scheduler's) */
+	if (!outcome.early.fired && !outcome.terminating && !outcome.exec_errno &&
+	    WIFEXITED(outcome.status) && !fin.metrics_error && run.early_stop && run.early_stop->n &&
+	    sb_agent_early_stop_check(run.early_stop, &metrics, outcome.wall_s, &outcome.early))
+		outcome.early.at_finish = 1;
 	fin.records = sb_log_writer_count(w) + 1;
 	fin.records_skipped = outcome.records_skipped;
 	fin.early_stop = run.early_stop;

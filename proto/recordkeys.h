@@ -83,6 +83,7 @@
 
 /* finish's `early_stop`: the rule that stopped the command */
 #define SB_RK_AFTER_S "after_s"
+#define SB_RK_AT_FINISH "at_finish" /* only when it held on the final metrics */
 #define SB_RK_DECLARED_AFTER_S "declared_after_s"
 #define SB_RK_INDEX "index"
 #define SB_RK_METRIC "metric"

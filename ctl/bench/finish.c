@@ -52,6 +52,7 @@ int sb_early_stop_reason(const msgpack_object *o, char **reason)
 {
 	char v[SB_DOUBLE_TEXT_MAX], a[SB_DOUBLE_TEXT_MAX];
 	const char *metric = "?", *rule = "?";
+	const msgpack_object *at;
 	int nm = 1, nr = 1;
 
 	*reason = NULL;
@@ -62,9 +63,12 @@ int sb_early_stop_reason(const msgpack_object *o, char **reason)
 	str_of(sb_mp_get(o, SB_RK_METRIC), &metric, &nm);
 	str_of(sb_mp_get(o, SB_RK_RULE), &rule, &nr);
 	/* the rule as declared; when it held is in the record (after_s) */
-	if (asprintf(reason, "%.*s=%s %.*s after %s s, as declared", nm, metric,
+	at = sb_mp_get(o, SB_RK_AT_FINISH);
+	if (asprintf(reason, "%.*s=%s %.*s after %s s, as declared%s", nm, metric,
 		     num_text(sb_mp_get(o, SB_RK_VALUE), v), nr, rule,
-		     secs_text(sb_mp_get(o, SB_RK_DECLARED_AFTER_S), a)) < 0) {
+		     secs_text(sb_mp_get(o, SB_RK_DECLARED_AFTER_S), a),
+		     at && at->type == MSGPACK_OBJECT_BOOLEAN && at->via.boolean
+		     ? "; held on the final metrics, after the command exited by itself" : "") < 0) {
 		*reason = NULL;
 		return -1;
 	}

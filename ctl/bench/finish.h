@@ -23,7 +23,9 @@ struct msgpack_object;
  * float. */
 bool sb_metric_value(const struct msgpack_object *v, struct sb_metric *m);
 
-/* *reason = "loss=7.3 above 5 after 600 s, as declared" (the rule's after)
+/* *reason = "loss=7.3 above 5 after 600 s, as declared" (the rule's after;
+ * "...; held on the final metrics, after the command exited by itself" when
+ * the record's at_finish says so)
  * (malloc'd) when o is a finish record's early_stop map; NULL when o is
  * NULL or nil.  A map that lacks its keys still gives a reason (the
  * record is verified: the run was stopped).  -1 when out of memory. */

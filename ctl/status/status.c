@@ -33,14 +33,17 @@ static int init_children(struct sb_status *st, struct sb_bench *b, struct sb_err
 }
 
 /* The lines of sb_status_warning: the chunks submitted more than once, the
- * outcomes that could not be recorded.  -1 when out of memory. */
-static int make_warnings(struct sb_status *st)
+ * outcomes that could not be recorded, the early-stop rules that could not
+ * have stopped anything (notes, taken over).  -1 when out of memory. */
+static int make_warnings(struct sb_status *st, char **notes, size_t nnotes)
 {
-	size_t i, n = st->ndups + (st->outcome_error != NULL);
+	size_t i, n = st->ndups + (st->outcome_error != NULL) + nnotes;
 
 	st->warnings = calloc(n + 1, sizeof(*st->warnings));
 	if (st->warnings == NULL)
 		return -1;
+	for (i = 0; i < nnotes; i++)
+		st->warnings[st->nwarnings++] = notes[i];
 	for (i = 0; i < st->ndups; i++)
 		if (asprintf(&st->warnings[st->nwarnings++], "chunk %" PRId64 " of attempt %" PRId64
 			     " was submitted more than once (arrays %s); its children are classified "
@@ -67,6 +70,8 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		     struct sb_status *st, struct sb_error *err)
 {
 	struct sb_status_gather g = { .b = b, .o = o, .st = st };
+	char **notes = NULL;
+	size_t nnotes = 0;
 	int rc = -1;
 
 	/* st is zeroed by the caller (which may have set owns_bench); a key
@@ -81,9 +86,12 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		goto out;
 	if (sb_status_classify(&g, err) < 0 || sb_status_apply_reuses(&g, err) < 0)
 		goto out;
-	if (sb_status_record_outcomes(&g, err) < 0)
+	if (sb_status_record_outcomes(&g, err) < 0 || sb_status_check_rules(st, &notes, &nnotes, err) < 0)
 		goto out;
-	if (make_warnings(st) < 0) {
+	rc = make_warnings(st, notes, nnotes);
+	if (st->warnings != NULL)
+		nnotes = 0; /* the warnings own them, whatever came after */
+	if (rc < 0) {
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -95,6 +103,9 @@ out:
 	if (rc < 0 && err && err->code != SB_ERR_NOMEM && err->code != SB_ERR_SCHEDULER)
 		err->code = SB_ERR_RUNTIME;
 	gather_release(&g);
+	for (size_t i = 0; i < nnotes; i++)
+		free(notes[i]);
+	free(notes);
 	return rc;
 }
 

@@ -95,6 +95,13 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
  * only when out of memory. */
 int sb_status_record_outcomes(struct sb_status_gather *g, struct sb_error *err);
 
+/* Stage 7, the early-stop rules (status_rules.c): one line in *notes
+ * (malloc'd lines in a malloc'd array, *nnotes of them) for each rule of
+ * the spec whose metric no finished child's metrics file had, naming the
+ * metrics the files did have; none when no finished child read a number
+ * yet.  -1 with err when out of memory (*notes then holds what was made). */
+int sb_status_check_rules(struct sb_status *st, char ***notes, size_t *nnotes, struct sb_error *err);
+
 /* The counts into the local index, for `sbctl list`: a cache, so a
  * failure loses nothing and is not reported. */
 void sb_status_remember_counts(const struct sb_status_gather *g);

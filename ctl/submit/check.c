@@ -79,6 +79,11 @@ static int report(const struct sb_status *st, struct sb_check *out)
 
 	memcpy(out->counts, st->counts, sizeof(out->counts));
 	out->healthy = true;
+	if (st->nwarnings && (out->warnings = calloc(st->nwarnings, sizeof(*out->warnings))) == NULL)
+		return -1;
+	for (c = 0; c < st->nwarnings; c++, out->nwarnings++)
+		if ((out->warnings[c] = strdup(st->warnings[c])) == NULL)
+			return -1;
 	for (c = 0; c < st->n; c++) {
 		const struct sb_child_status *ch = &st->children[c];
 		const struct sb_attempt_status *a = ch->latest;
@@ -186,6 +191,11 @@ void sb_check_json(struct sb_json *j, const struct sb_check *c)
 		sb_json_obj_end(j);
 	}
 	sb_json_arr_end(j);
+	sb_json_key(j, "warnings");
+	sb_json_arr_begin(j);
+	for (i = 0; i < c->nwarnings; i++)
+		sb_json_str(j, c->warnings[i]);
+	sb_json_arr_end(j);
 	sb_json_key(j, "failures");
 	sb_json_arr_begin(j);
 	for (i = 0; i < c->nfailures; i++) {
@@ -217,6 +227,8 @@ void sb_check_text(FILE *out, const struct sb_check *c)
 			fprintf(out, "%s %zu %s", shown++ ? "," : "", c->counts[k],
 				sb_class_name((enum sb_class)k));
 	fputc('\n', out);
+	for (i = 0; i < c->nwarnings; i++)
+		fprintf(out, "  warning: %s\n", c->warnings[i]);
 	for (i = 0; i < c->npending; i++)
 		fprintf(out, "  pending: %zu child%s (%s)\n", c->pending[i].children,
 			c->pending[i].children == 1 ? "" : "ren",
@@ -244,9 +256,13 @@ void sb_check_release(struct sb_check *c)
 	}
 	for (i = 0; i < c->npending; i++)
 		free(c->pending[i].reason);
+	for (i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
 	free(c->failures);
 	free(c->pending);
+	free(c->warnings);
 	c->failures = NULL;
 	c->pending = NULL;
-	c->nfailures = c->npending = 0;
+	c->warnings = NULL;
+	c->nfailures = c->npending = c->nwarnings = 0;
 }

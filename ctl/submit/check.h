@@ -38,6 +38,9 @@ struct sb_check {
 	size_t nfailures;
 	struct sb_check_pending *pending;
 	size_t npending;
+	char **warnings;              /* the status's warnings (an early-stop rule
+	                                 whose metric never appeared...) */
+	size_t nwarnings;
 };
 
 /* Watches the benchmark in dir for seconds (polling its status every

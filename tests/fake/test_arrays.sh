@@ -2,8 +2,12 @@
 # Job arrays: expressions, %N throttle, raw id rules, collapsed pending rows.
 . "$(dirname "$0")/lib.sh"
 
-cat > task.sh <<'SCRIPT'
+# The tasks wait for a gate file before their 0.4 s: the pending rows are
+# read while every task but the first three surely still waits (on a loaded
+# machine a fixed sleep ran out first).
+cat > task.sh <<SCRIPT
 #!/bin/bash
+while [ ! -e '$PWD/gate' ]; do sleep 0.05; done
 sleep 0.4
 exit 0
 SCRIPT
@@ -17,6 +21,7 @@ expect "sacct collapses them too" "$(sacct -P -n -X -j 1000 -o JobID,JobIDRaw,St
 	"1000_[3-9%3]|1000|PENDING"
 expect "squeue -r expands them" "$(squeue -h -r -t PD -o '%i' | tr '\n' ' ')" \
 	"1000_3 1000_4 1000_5 1000_6 1000_7 1000_8 1000_9 "
+touch gate
 max=0
 while [ -n "$(squeue -h -o %i)" ]; do
 	n=$(squeue -h -r -t R,CG -o %i | wc -l)
@@ -38,11 +43,12 @@ expect "SLURM_ARRAY_TASK_STEP etc." "$(scancel 1010; sbatch --parsable -a 0-8:4 
 	"3 0 8 4"
 
 # dependencies: afterok waits, then runs; afterany runs after a failure too
-a=$(sbatch --parsable -a 0-1 --wrap 'sleep 0.5; exit $SLURM_ARRAY_TASK_ID')
+a=$(sbatch --parsable -a 0-1 --wrap "while [ ! -e '$PWD/gate2' ]; do sleep 0.05; done; exit \$SLURM_ARRAY_TASK_ID")
 ok=$(sbatch --parsable -d afterok:$a --wrap true)
 any=$(sbatch --parsable -d afterany:$a -o any.out --wrap 'echo ran')
 expect "dependency reason" "$(squeue -h -j $ok,$any -o '%i %r')" "$ok Dependency
 $any Dependency"
+touch gate2
 wait_for 5 test -s any.out
 expect "afterok on a failed array never runs" "$(squeue -h -j $ok -o '%T %r')" "PENDING DependencyNeverSatisfied"
 expect "afterany ran" "$(acct $any State)" "COMPLETED"

@@ -103,6 +103,52 @@ for s in late absent; do
 		"$("$SBCTL" log "$(log_of "$d" 0)" --json | jq -r 'select(.type=="finish") | .early_stop')" null
 done
 
+# --- the rule whose metric never appeared is said, by status, analyze and --check
+d=$(jqf absent.submit.json .benchmark.dir)
+"$SBCTL" status "$d" --json > /dev/null 2> absent.err
+expect "status says the rule's metric never appeared, and what the file has" "$(cat absent.err)" \
+	"sbctl status: warning: early_stop rule 1: metric 'val_loss' never appeared in the metrics file of a finished child, so the rule never stopped one; the file has: loss"
+"$SBCTL" analyze "$d" > /dev/null 2> absent.an.err
+expect_match "analyze says it too" "$(cat absent.an.err)" "^sbctl analyze: warning: early_stop rule 1: metric 'val_loss' never appeared"
+dl=$(jqf late.submit.json .benchmark.dir)
+"$SBCTL" status "$dl" > /dev/null 2> late.err
+expect "a rule whose metric appeared (its after not passed): nothing said" "$(cat late.err)" ""
+cat > twometrics.sh <<'SH'
+printf '{"loss": 1, "acc": 0.5}' > "$SB_METRICS_FILE"
+SH
+write_spec absent2.yaml "name: es-absent2
+command: [sh, $PWD/twometrics.sh]
+metrics: metrics.json
+early_stop:
+  - {metric: loss, above: 5}
+  - {metric: train_loss, above: 5}"
+"$SBCTL" submit absent2.yaml --check=30 --json > absent2.json 2> absent2.err
+expect "submit --check of a misspelt rule: exit 0 (nothing failed)" "$?" 0
+expect "--check reports the rule whose metric never appeared" "$(jq -r '.check.warnings[]' absent2.json)" \
+	"early_stop rule 2: metric 'train_loss' never appeared in the metrics file of a finished child, so the rule never stopped one; the file has: acc, loss"
+
+# --- a rule met between two heartbeats, then an exit 0: stopped on the final metrics
+cat > diverged.sh <<'SH'
+printf '{"loss": 289}' > "$SB_METRICS_FILE"
+exit 0
+SH
+write_spec quick.yaml "name: es-quick
+command: [sh, $PWD/diverged.sh]
+heartbeat: 60
+metrics: metrics.json
+early_stop:
+  - {metric: loss, above: 5}"
+"$SBCTL" submit quick.yaml --json > quick.submit.json
+wait_for 30 all_done
+d=$(jqf quick.submit.json .benchmark.dir)
+st quick.json "$d"
+expect "a diverged run that exited 0 between heartbeats: status exits 3" "$?" 3
+expect_child quick.json 0 stopped \
+	'^early stop: loss=289 above 5 after 0 s, as declared; held on the final metrics, after the command exited by itself$'
+"$SBCTL" log "$(log_of "$d" 0)" --json > quick.log.json
+expect "its finish: early_stop at_finish, exit 0, no signal record" \
+	"$(jq -r 'select(.type=="finish") | "\(.early_stop.at_finish) \(.exit_code)"' quick.log.json) $(jq -r 'select(.type=="signal")' quick.log.json | wc -l)" "true 0 0"
+
 # --- a metrics file caught half-written is no error: the next heartbeat reads it
 cat > torn.sh <<'SH'
 printf '{"loss": 10, "st' > "$SB_METRICS_FILE"
