@@ -31,6 +31,8 @@
 #include "bench/bench_private.h"
 #include "bench/jobs.h"
 #include "bench/output_cache.h"
+#include "bench/reuse_record.h"
+#include "bench/subm.h"
 
 #define LISTING_SETTLED_S 2
 
@@ -413,5 +415,37 @@ out:
 	for (size_t i = 0; i < e.n; i++)
 		free(e.v[i].path);
 	free(e.v);
+	return rc;
+}
+
+int sb_bench_reused_from(const struct sb_bench *b, size_t child, char **source_dir,
+			 size_t *source_child, struct sb_error *err)
+{
+	struct sb_subm subm = { 0 };
+	struct sb_key key;
+	size_t i;
+	int rc;
+
+	*source_dir = NULL;
+	if (child >= b->children)
+		return sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has children 0 to %zu, not %zu",
+				    b->name, b->children - 1, child);
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	rc = sb_subm_read(b, &key, &subm, err);
+	sb_key_cleanse(&key);
+	if (rc < 0)
+		return -1;
+	for (i = subm.nreuses; i-- > 0;) /* by time: the latest first */
+		if (subm.reuses[i].child == (int64_t)child) {
+			if ((*source_dir = strdup(subm.reuses[i].source_dir)) == NULL) {
+				rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+				break;
+			}
+			*source_child = (size_t)subm.reuses[i].source_index;
+			rc = 1;
+			break;
+		}
+	sb_subm_release(&subm);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * sb_logview_verify's; this file parses, resolves BENCH, and maps the
  * summary to the exit status. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "sbench/bench.h"
 #include "sbench/context.h"
 #include "sbench/logview.h"
+#include "sbench/sbench.h"
 
 enum { O_CHILD = 1, O_KEY, O_HEAD, O_JSON };
 
@@ -58,6 +60,38 @@ static int parse_child(const char *s, int64_t *child)
 		return -1;
 	*child = v;
 	return 0;
+}
+
+/* Child o->child of the benchmark directory path has no log of its own: when
+ * it is reused from an earlier benchmark, says so and verifies the logs of
+ * its run there instead (with that benchmark's key, unless --key), into
+ * *sum.  0 (also when it is not reused, or path is no benchmark), or -1
+ * with err. */
+static int reused_logs(const char *path, struct sb_logview_opts *o, struct sb_logview_summary *sum,
+		       struct sb_error *err)
+{
+	struct sb_bench *b = sb_bench_open(path, NULL), *src = NULL;
+	char *src_dir = NULL;
+	size_t src_child = 0;
+	int rc;
+
+	if (b == NULL)
+		return 0;
+	rc = sb_bench_reused_from(b, (size_t)o->child, &src_dir, &src_child, err);
+	if (rc == 1 && (src = sb_bench_open(src_dir, err)) == NULL)
+		rc = -1;
+	if (rc == 1) {
+		/* the JSON lines stay records and summaries: the note goes to stderr there */
+		fprintf(o->format == SB_FORMAT_JSON ? stderr : stdout,
+			"child %" PRId64 " is reused from %s %.12s child %zu (%s): the logs of its run there\n",
+			o->child, sb_bench_name(src), sb_bench_digest(src), src_child, src_dir);
+		o->child = (int64_t)src_child;
+		rc = sb_logview_verify(src_dir, o, stdout, sum, err);
+	}
+	sb_bench_destroy(src);
+	sb_bench_destroy(b);
+	sb_free(src_dir);
+	return rc < 0 ? -1 : 0;
 }
 
 static int exit_for(enum sb_error_code code)
@@ -120,6 +154,8 @@ int cmd_log(int argc, char **argv)
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	rc = sb_logview_verify(path, &o, stdout, &sum, &err);
+	if (rc == 0 && o.has_child && sum.files == 0)
+		rc = reused_logs(path, &o, &sum, &err);
 	free(benchdir);
 	if (rc < 0) {
 		fflush(stdout);

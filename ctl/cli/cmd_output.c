@@ -24,6 +24,36 @@ static void copy_file(const char *path)
 	fclose(f);
 }
 
+/* A child with no Slurm output of its own that is reused from an earlier
+ * benchmark: says so on stdout and gives the source run's files (*files
+ * non-NULL then, even with none).  0, or -1 after a message on stderr. */
+static int reused_output(const struct sb_bench *b, size_t child, char ***files, size_t *n)
+{
+	struct sb_bench *src = NULL;
+	struct sb_error err = { 0 };
+	char *src_dir = NULL;
+	size_t src_child = 0;
+	int rc;
+
+	*files = NULL;
+	*n = 0;
+	rc = sb_bench_reused_from(b, child, &src_dir, &src_child, &err);
+	if (rc == 1 && (src = sb_bench_open(src_dir, &err)) == NULL)
+		rc = -1;
+	if (rc == 1) {
+		printf("child %zu is reused from %s %.12s child %zu (%s)\n", child, sb_bench_name(src),
+		       sb_bench_digest(src), src_child, src_dir);
+		if (sb_bench_output(src, src_child, NULL, files, n, &err) < 0)
+			rc = -1;
+	}
+	if (rc < 0)
+		fprintf(stderr, "sbctl output: child %zu is reused from '%s': %s\n", child,
+			src_dir ? src_dir : "an earlier benchmark", err.msg);
+	sb_bench_destroy(src);
+	sb_free(src_dir);
+	return rc < 0 ? -1 : 0;
+}
+
 static const struct sb_opt opts[] = {
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
@@ -75,13 +105,22 @@ int cmd_output(int argc, char **argv)
 		return SB_EXIT_USAGE;
 	}
 	rc = sb_bench_output(b, (size_t)child, &dir, &files, &n, &err);
-	sb_bench_destroy(b);
 	if (rc < 0) {
+		sb_bench_destroy(b);
 		fprintf(stderr, "sbctl output: %s%s\n", err.code == SB_ERR_NOT_FOUND
 			? "CHILD must be a child index: " : "", err.msg);
 		return sb_cli_exit(&err);
 	}
-	if (n == 0)
+	if (n == 0) {
+		sb_free(files);
+		if (reused_output(b, (size_t)child, &files, &n) < 0) {
+			sb_bench_destroy(b);
+			sb_free(dir);
+			return SB_EXIT_RUNTIME;
+		}
+	}
+	sb_bench_destroy(b);
+	if (n == 0 && files == NULL)
 		printf("no Slurm output yet for child %" PRIu64 " (its run directory is %s)\n", child, dir);
 	for (i = 0; i < n; i++) {
 		printf("== %s\n", files[i]);

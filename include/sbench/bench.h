@@ -62,6 +62,17 @@ size_t sb_bench_children(const struct sb_bench *b);
 int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char ***files,
 		    size_t *nfiles, struct sb_error *err);
 
+/* Whether child of b is reused from an earlier benchmark (a signed reuse
+ * record in its submissions/, docs/benchmark-dir.md "Reuse records"): 1
+ * with *source_dir (malloc'd, to free with sb_free) the source benchmark's
+ * directory and *source_child the child there (the latest record when a
+ * child was reused more than once); 0 when it is not (*source_dir NULL).
+ * The record says where the run is; whether it still proves anything is
+ * status's to say.  -1 with err: SB_ERR_NOT_FOUND when child is not a
+ * child of b, SB_ERR_RUNTIME when the records cannot be read, SB_ERR_NOMEM. */
+int sb_bench_reused_from(const struct sb_bench *b, size_t child, char **source_dir,
+			 size_t *source_child, struct sb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

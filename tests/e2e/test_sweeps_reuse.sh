@@ -56,6 +56,22 @@ expect "status: the reused are succeeded with reused_from, the source run's atte
 	"$(jq -c '[.children[]|[.class, .reused_from.index, .attempt, .job_id]]' s.json)" \
 	"[[\"succeeded\",0,0,\"$(jqf a.json '.jobs[0].job_id')_0\"],[\"succeeded\",1,0,\"$(jqf a.json '.jobs[0].job_id')_1\"],[\"succeeded\",2,0,\"$(jqf a.json '.jobs[0].job_id')_2\"],[\"succeeded\",null,0,\"$(jqf b.json '.jobs[0].job_id')_0\"]]"
 expect "reused_from names the source directory" "$(jqf s.json '.children[0].reused_from.dir')" "$adir"
+# a reused child's output and logs are one command away: those of its run there
+"$SBCTL" output "$bdir" 1 > o1.out 2> o1.err
+expect "output of a reused child: exit 0, nothing on stderr" "$? $(cat o1.err)" "0 "
+expect "output of a reused child: says where its run is" "$(head -n 1 o1.out)" \
+	"child 1 is reused from grow $(jqf a.json .benchmark.digest | cut -c1-12) child 1 ($adir)"
+expect_match "output of a reused child: the source run's Slurm output files" "$(sed -n 2p o1.out)" "^== $adir/jobs/"
+"$SBCTL" log "$bdir" --child 2 > l2.out 2> l2.err
+expect "log --child of a reused child: exit 0 (verified)" "$? $(cat l2.err)" "0 "
+expect "log --child of a reused child: says where" "$(grep -c "^child 2 is reused from grow .* child 2 ($adir): the logs of its run there$" l2.out)" 1
+expect_match "log --child of a reused child: the source's log, verified" "$(cat l2.out)" "$adir/events/.*finish"
+"$SBCTL" log "$bdir" --child 2 --json > l2.json 2> l2j.err
+expect "log --child --json: the source's records, all verified" \
+	"$(jq -r 'select(.type) | .verified' l2.json | sort -u) $(jq -r 'select(.type=="finish") | .child' l2.json)" "true 2"
+expect_match "log --child --json: the note on stderr" "$(cat l2j.err)" "^child 2 is reused from grow"
+"$SBCTL" output "$bdir" 3 > o3.out
+expect_match "a child of its own run: its own output" "$(head -n 1 o3.out)" "^== $bdir/"
 "$SBCTL" analyze "$bdir" --json > an.json
 expect "analyze covers every child, the reused ones with their metrics" \
 	"$(jq -c '[.groups[]|.metrics.loss.mean]' an.json)" "[1,2,3,4]"
