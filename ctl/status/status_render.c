@@ -187,6 +187,24 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 
 #define TEXT_LIST_DEFAULT 5 /* children shown per group without --class */
 
+/* "  reused from grow 3f2a0c1d9e8b child 7" for a reused child's row: the
+ * source directory's name is NAME-DIGEST12 (docs/benchmark-dir.md). */
+static void print_reused(FILE *out, const struct sb_child_reused *r)
+{
+	const char *base, *dash;
+
+	if (r == NULL)
+		return;
+	base = strrchr(r->dir, '/');
+	base = base ? base + 1 : r->dir;
+	dash = strrchr(base, '-');
+	if (dash && strlen(dash + 1) == 12)
+		fprintf(out, "  reused from %.*s %s child %" PRId64, (int)(dash - base), base, dash + 1,
+			r->index);
+	else
+		fprintf(out, "  reused from %s child %" PRId64, r->dir, r->index);
+}
+
 static void print_group(FILE *out, const struct sb_status *st, const struct sb_reason_group *rg,
 			size_t limit, struct sb_param_share *ps)
 {
@@ -216,9 +234,11 @@ static void print_group(FILE *out, const struct sb_status *st, const struct sb_r
 
 		words = sb_param_share_text(st, ps, c[i], false, NULL);
 		if (words != NULL && *words)
-			fprintf(out, "  %-6zu %-12s %s\n", c[i], job, words);
+			fprintf(out, "  %-6zu %-12s %s", c[i], job, words);
 		else
-			fprintf(out, "  %-6zu %s\n", c[i], job);
+			fprintf(out, "  %-6zu %s", c[i], job);
+		print_reused(out, st->children[c[i]].reused);
+		fputc('\n', out);
 		free(words);
 	}
 	if (shown < n)

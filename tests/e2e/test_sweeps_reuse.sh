@@ -70,6 +70,9 @@ expect_match "log --child of a reused child: the source's log, verified" "$(cat 
 expect "log --child --json: the source's records, all verified" \
 	"$(jq -r 'select(.type) | .verified' l2.json | sort -u) $(jq -r 'select(.type=="finish") | .child' l2.json)" "true 2"
 expect_match "log --child --json: the note on stderr" "$(cat l2j.err)" "^child 2 is reused from grow"
+"$SBCTL" status "$bdir" --class succeeded > s.txt
+expect "the text status: a reused child's row says where its run is" \
+	"$(grep -c "^  1 .* reused from grow $(jqf a.json .benchmark.digest | cut -c1-12) child 1$" s.txt) $(grep -c 'reused from' s.txt)" "1 3"
 "$SBCTL" output "$bdir" 3 > o3.out
 expect_match "a child of its own run: its own output" "$(head -n 1 o3.out)" "^== $bdir/"
 "$SBCTL" analyze "$bdir" --json > an.json
