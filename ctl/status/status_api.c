@@ -162,15 +162,14 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 		r = sb_status_run(kept ? kept : bench_arg, &cfg, st, &e);
 		if (kept == NULL && st->bench != NULL) {
 			/* the name is resolved once: a benchmark submitted under the
-			 * same name during the wait does not take its place */
+			 * same name during the wait does not take its place (a name
+			 * several benchmarks have is said then, by the lookup; the
+			 * summary at the end names the one waited for) */
 			if ((kept = strdup(st->bench->dir)) == NULL) {
 				sb_status_destroy(st);
 				sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 				break;
 			}
-			if (strcmp(bench_arg, kept) != 0)
-				sb_ctx_warn(ctx, "waiting for %s %.12s (%s)", st->bench->name,
-					    st->bench->digest, kept);
 		}
 		if (r < 0 && (st->sched_failed || (r == -2 && being_created(bench_arg)))) {
 			/* slurmdbd down, sacct timed out, a submit still creating the

@@ -1,0 +1,33 @@
+/* Fuzz the task map's early-stop rules as sbagent reads them
+ * (proto/earlystop.c): any msgpack is rules within the limits or an error,
+ * never a crash; every rule read has a metric and a finite threshold. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "proto/earlystop.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct sb_early_stop_rules es;
+	msgpack_unpacked u;
+	char text[64];
+
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, (const char *)data, size, NULL) == MSGPACK_UNPACK_SUCCESS &&
+	    sb_early_stop_rules_decode(&es, &u.data, NULL) == 0) {
+		if (es.n > SB_EARLY_STOP_MAX_RULES)
+			abort();
+		for (size_t i = 0; i < es.n; i++)
+			if (es.v[i].metric[0] == '\0' || !isfinite(es.v[i].threshold) || es.v[i].after_s < 0 ||
+			    sb_early_stop_rule_text(&es.v[i], text, sizeof(text))[0] == '\0')
+				abort();
+	}
+	msgpack_unpacked_destroy(&u);
+	return 0;
+}
