@@ -1,5 +1,6 @@
 /* Fuzz the task map's early-stop rules as sbagent reads them
- * (proto/earlystop.c): any msgpack is rules within the limits or an error,
+ * (proto/earlystop.c): any msgpack that passes sb_mp_check, as sbagent
+ * unpacks the map, is rules within the limits or an error,
  * never a crash; every rule read has a metric and a finite threshold. */
 #include <math.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <msgpack.h>
 
 #include "proto/earlystop.h"
+#include "proto/mpcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,7 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char text[64];
 
 	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, (const char *)data, size, NULL) == MSGPACK_UNPACK_SUCCESS &&
+	/* unpacked as sbagent unpacks a task map: checked first (no claimed size
+	 * beyond the bytes there) */
+	if (sb_mp_unpack_one(data, size, &u) == 0 &&
 	    sb_early_stop_rules_decode(&es, &u.data, NULL) == 0) {
 		if (es.n > SB_EARLY_STOP_MAX_RULES)
 			abort();
