@@ -128,15 +128,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (json || csv)
 		sb_ctx_set_progress(sb_cli_ctx(), NULL, NULL);
-	b = sb_bench_find(sb_cli_ctx(), bench, &err);
-	if (b == NULL || sb_status_compute(sb_cli_ctx(), b, &o, &st, &err) < 0) {
-		fprintf(stderr, "sbctl analyze: %s%s\n", err.msg, err.code == SB_ERR_SCHEDULER
-			? " (use --offline to classify from the logs alone)" : "");
-		sb_bench_destroy(b);
-		return sb_cli_exit(&err);
-	}
-	for (i = 0; i < sb_status_warning_count(st); i++)
-		fprintf(stderr, "sbctl analyze: warning: %s\n", sb_status_warning(st, i));
+	if ((rc = sb_cli_status("analyze", bench, &o, &b, &st)) != 0)
+		return rc;
 	if (sb_analyze(st, &ao, &an, &err) < 0) {
 		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
 		rc = sb_cli_exit(&err);

@@ -65,15 +65,8 @@ int cmd_report(int argc, char **argv)
 		sb_opt_error(&cmd, "missing BENCH");
 		return SB_EXIT_USAGE;
 	}
-	b = sb_bench_find(sb_cli_ctx(), bench, &err);
-	if (b == NULL || sb_status_compute(sb_cli_ctx(), b, &o, &st, &err) < 0) {
-		fprintf(stderr, "sbctl report: %s%s\n", err.msg, err.code == SB_ERR_SCHEDULER
-			? " (use --offline to classify from the logs alone)" : "");
-		sb_bench_destroy(b);
-		return sb_cli_exit(&err);
-	}
-	for (i = 0; i < sb_status_warning_count(st); i++)
-		fprintf(stderr, "sbctl report: warning: %s\n", sb_status_warning(st, i));
+	if ((rc = sb_cli_status("report", bench, &o, &b, &st)) != 0)
+		return rc;
 	if (sb_analyze(st, NULL, &an, &err) < 0 || sb_report_write(an, output, &written, &err) < 0) {
 		fprintf(stderr, "sbctl report: %s\n", err.msg);
 		rc = sb_cli_exit(&err);

@@ -37,6 +37,17 @@ void sb_cli_ctx_close(void);
  * error on stderr. */
 int sb_cli_set_settle(const char *cmd, const char *value);
 
+struct sb_bench;
+struct sb_status;
+struct sb_status_opts;
+/* The benchmark bench (a directory, name or digest prefix) found and its
+ * status computed with o, its warnings on stderr as "sbctl CMD: warning:
+ * ...": 0 with *b and *st (the caller destroys both), or the exit status
+ * after the error on stderr (with the --offline hint when the scheduler did
+ * not answer). */
+int sb_cli_status(const char *cmd, const char *bench, const struct sb_status_opts *o,
+		  struct sb_bench **b, struct sb_status **st);
+
 int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

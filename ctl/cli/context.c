@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/numarg.h"
 #include "sbench/context.h"
+#include "sbench/sbench.h"
 
 static struct sb_ctx *cli_ctx;
 
@@ -111,5 +112,24 @@ int sb_cli_set_settle(const char *cmd, const char *value)
 		fprintf(stderr, "sbctl %s: --settle needs a number of seconds: %s\n", cmd, err.msg);
 		return -1;
 	}
+	return 0;
+}
+
+int sb_cli_status(const char *cmd, const char *bench, const struct sb_status_opts *o,
+		  struct sb_bench **b, struct sb_status **st)
+{
+	struct sb_error err = { 0 };
+
+	*st = NULL;
+	*b = sb_bench_find(cli_ctx, bench, &err);
+	if (*b == NULL || sb_status_compute(cli_ctx, *b, o, st, &err) < 0) {
+		fprintf(stderr, "sbctl %s: %s%s\n", cmd, err.msg, err.code == SB_ERR_SCHEDULER
+			? " (use --offline to classify from the logs alone)" : "");
+		sb_bench_destroy(*b);
+		*b = NULL;
+		return sb_cli_exit(&err);
+	}
+	for (size_t i = 0; i < sb_status_warning_count(*st); i++)
+		fprintf(stderr, "sbctl %s: warning: %s\n", cmd, sb_status_warning(*st, i));
 	return 0;
 }
