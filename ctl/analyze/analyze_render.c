@@ -56,6 +56,13 @@ static void render_json(FILE *out, const struct sb_status *st, const struct sb_a
 	for (k = 0; k < a->nby; k++)
 		sb_json_str(&j, sb_spec_param_name(spec, a->by[k]));
 	sb_json_arr_end(&j);
+	/* every metric analysed, in order: a group where none succeeded has
+	 * none of them in its "metrics", and a reader still knows them all */
+	sb_json_key(&j, "metrics");
+	sb_json_arr_begin(&j);
+	for (m = 0; m < a->nmetrics; m++)
+		sb_json_str(&j, a->metrics[m]);
+	sb_json_arr_end(&j);
 	sb_json_key(&j, "sort");
 	if (a->sort < 0) {
 		sb_json_null(&j);

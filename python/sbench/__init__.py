@@ -367,11 +367,16 @@ def rows(analysis: Dict[str, Any]) -> List[Dict[str, Any]]:
     ``pandas.DataFrame(rows(a))`` or ``csv.DictWriter``: the group's
     parameters (as ``param.NAME``, so that no parameter can collide with a
     statistic), ``metric``, ``n``, ``mean``, ``stddev``, ``min``,
-    ``median``, ``max`` (None where undefined)."""
+    ``median``, ``max`` (None where undefined).  Every group has a row for
+    every metric analysed, as ``sbctl analyze --csv`` does: a configuration
+    where no child succeeded is there with ``n`` 0 and no statistics, not
+    left out."""
     out = []
+    names = analysis.get("metrics")
     for g in analysis["groups"]:
         base = {"param." + k: v for k, v in g["params"].items()}
-        for name, st in g["metrics"].items():
+        for name in (names if names is not None else list(g["metrics"])):
+            st = g["metrics"].get(name, {"n": 0})
             row = dict(base)
             row["metric"] = name
             for k in ("n", "mean", "stddev", "min", "median", "max"):

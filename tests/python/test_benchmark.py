@@ -95,6 +95,23 @@ def test_analysis_rows_for_pandas_and_csv(bench):
     assert len(back) == len(rows) and back[0]["param.model"] == str(rows[0]["param.model"])
 
 
+def test_rows_keep_groups_without_success_as_the_csv_does(cli, bench):
+    import csv
+    import io
+    a = sbench.analyze(bench["dir"])
+    assert a["metrics"] == ["accuracy", "loss"]
+    rows = sbench.rows(a)
+    r = cli.run("analyze", bench["dir"], "--csv")
+    assert r.returncode in (0, 3), r.stderr
+    back = list(csv.DictReader(io.StringIO(r.stdout)))
+    # one row per group and metric, in the CSV's order, with its n
+    assert [(x["lr"], x["model"], x["metric"], x["n"]) for x in back] == \
+        [(str(x["param.lr"]), x["param.model"], x["metric"], str(x["n"])) for x in rows]
+    # lr=1.0 diverges in every run: its groups are there, with n 0 and no statistics
+    none = [x for x in rows if x["param.lr"] == 1.0]
+    assert len(none) == 4 and all(x["n"] == 0 and x["mean"] is None for x in none)
+
+
 def test_read_log_of_benchmark_equals_cli(cli, bench):
     assert sbench.read_log(bench["dir"]) == cli.json_lines("log", bench["dir"], "--json")
     assert (sbench.read_log(bench["dir"], child=0) ==
