@@ -109,8 +109,14 @@ static void legend(FILE *out, const struct sb_status *st)
 			fprintf(out, "<span><i class=\"sw %s\"></i>%s</span>",
 				sb_report_class_css((enum sb_class)k), sb_class_name((enum sb_class)k));
 	fputs("<span><i class=\"sw wait\" style=\"background:#555\"></i>light: waiting in the queue"
-	      "</span><span><i class=\"sw\" style=\"background:#555\"></i>solid: running</span>"
-	      "</div>\n", out);
+	      "</span><span><i class=\"sw\" style=\"background:#555\"></i>solid: running</span>", out);
+	for (k = 0; k < st->n; k++)
+		if (st->children[k].reused) {
+			fputs("<span>a thin mark at the start: no time here (reused: its run is in an "
+			      "earlier benchmark, as its tooltip says; or never submitted)</span>", out);
+			break;
+		}
+	fputs("</div>\n", out);
 }
 
 /* One mark (a <g>) per child, a row each. */
@@ -148,8 +154,9 @@ static void marks(struct sb_report *r, double t0, double t1)
 		s = sp.sub, b = sp.start, e = sp.end;
 
 		y = TOP + rowh * (double)c + (rowh - bar) / 2;
-		fprintf(out, "<g class=\"mark\" data-child=\"%zu\" data-class=\"%s\"><title>child %zu: %s",
-			c, sb_class_name(ch->cls), c, sb_class_name(ch->cls));
+		fprintf(out, "<g class=\"mark\" data-child=\"%zu\" data-class=\"%s\"%s><title>child %zu: %s",
+			c, sb_class_name(ch->cls), ch->reused ? " data-reused=\"1\"" : "", c,
+			sb_class_name(ch->cls));
 		if (ch->cls != SB_CLASS_SUCCEEDED && ch->reason && *ch->reason) {
 			fputs(" \u2014 ", out);
 			sb_report_esc(out, ch->reason);
@@ -169,6 +176,10 @@ static void marks(struct sb_report *r, double t0, double t1)
 			}
 			if (e < 0)
 				fputs(" (not over)", out);
+		} else if (ch->reused) {
+			fputs("\n", out);
+			sb_status_reused_text(out, ch->reused);
+			fputs(": its run, and its times, are in that benchmark", out);
 		} else {
 			fputs("\nno time known (never submitted, or no scheduler record)", out);
 		}

@@ -46,4 +46,9 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 /* An object with the count of each of the 12 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
 
+/* "reused from grow 3f2a0c1d9e8b child 7" for a reused child (its source
+ * directory's name is NAME-DIGEST12, docs/benchmark-dir.md), to out. */
+struct sb_child_reused;
+void sb_status_reused_text(FILE *out, const struct sb_child_reused *r);
+
 #endif

@@ -187,22 +187,26 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 
 #define TEXT_LIST_DEFAULT 5 /* children shown per group without --class */
 
-/* "  reused from grow 3f2a0c1d9e8b child 7" for a reused child's row: the
- * source directory's name is NAME-DIGEST12 (docs/benchmark-dir.md). */
-static void print_reused(FILE *out, const struct sb_child_reused *r)
+void sb_status_reused_text(FILE *out, const struct sb_child_reused *r)
 {
-	const char *base, *dash;
+	const char *base = strrchr(r->dir, '/'), *dash;
 
-	if (r == NULL)
-		return;
-	base = strrchr(r->dir, '/');
 	base = base ? base + 1 : r->dir;
 	dash = strrchr(base, '-');
 	if (dash && strlen(dash + 1) == 12)
-		fprintf(out, "  reused from %.*s %s child %" PRId64, (int)(dash - base), base, dash + 1,
+		fprintf(out, "reused from %.*s %s child %" PRId64, (int)(dash - base), base, dash + 1,
 			r->index);
 	else
-		fprintf(out, "  reused from %s child %" PRId64, r->dir, r->index);
+		fprintf(out, "reused from %s child %" PRId64, r->dir, r->index);
+}
+
+/* "  reused from grow 3f2a0c1d9e8b child 7" for a reused child's row */
+static void print_reused(FILE *out, const struct sb_child_reused *r)
+{
+	if (r == NULL)
+		return;
+	fputs("  ", out);
+	sb_status_reused_text(out, r);
 }
 
 static void print_group(FILE *out, const struct sb_status *st, const struct sb_reason_group *rg,

@@ -73,6 +73,10 @@ expect_match "log --child --json: the note on stderr" "$(cat l2j.err)" "^child 2
 "$SBCTL" status "$bdir" --class succeeded > s.txt
 expect "the text status: a reused child's row says where its run is" \
 	"$(grep -c "^  1 .* reused from grow $(jqf a.json .benchmark.digest | cut -c1-12) child 1$" s.txt) $(grep -c 'reused from' s.txt)" "1 3"
+"$SBCTL" report "$bdir" -o r.html --offline > /dev/null 2>&1
+expect "the report: a reused child's mark says where its run is" \
+	"$(grep -c "<g class=\"mark\" data-child=\"1\" data-class=\"succeeded\" data-reused=\"1\"><title>child 1: succeeded" r.html) $(grep -c 'reused from grow [0-9a-f]\{12\} child 1: its run, and its times, are in that benchmark' r.html) $(grep -c 'data-reused' r.html)" "1 1 3"
+expect "the report's legend explains the thin marks" "$(grep -c 'reused: its run is in an earlier benchmark' r.html)" 1
 "$SBCTL" output "$bdir" 3 > o3.out
 expect_match "a child of its own run: its own output" "$(head -n 1 o3.out)" "^== $bdir/"
 "$SBCTL" analyze "$bdir" --json > an.json
