@@ -115,6 +115,19 @@ static void sleep_s(double s)
 
 /* BENCH is a directory whose benchmark record a running submit is still
  * writing (it holds the directory's lock). */
+static bool is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Polls after a submit was seen creating the benchmark during which a
+ * directory still without its record is taken as still being created: its
+ * lock passes between two holders (the submit that made the directory, and
+ * one that waited for it), and a poll may fall between them. */
+#define CREATING_GRACE 3
+
 static bool being_created(const char *bench)
 {
 	struct stat sb;
@@ -132,6 +145,7 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 	struct timespec t0;
 	size_t shown = 0;
 	char *kept = NULL; /* the directory the name named when first found */
+	int creating = 0;  /* polls left to see the benchmark a submit creates */
 	int rc = -1;
 
 	*out = NULL;
@@ -171,7 +185,14 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 				break;
 			}
 		}
-		if (r < 0 && (st->sched_failed || (r == -2 && being_created(bench_arg)))) {
+		if (r == -2 && being_created(bench_arg))
+			creating = CREATING_GRACE;
+		else if (r == -2 && creating > 0 && is_dir(bench_arg))
+			creating--; /* the lock between two holders: the submit that
+				       waited for it takes it next */
+		else
+			creating = 0;
+		if (r < 0 && (st->sched_failed || (r == -2 && creating > 0))) {
 			/* slurmdbd down, sacct timed out, a submit still creating the
 			 * benchmark: none of them is a verdict, keep waiting */
 			double in = pause_s(opts->timeout, interval, &t0);

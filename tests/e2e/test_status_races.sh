@@ -155,6 +155,29 @@ expect_match "early: wait's summary" "$(cat ew.out)" '  succeeded +1'
 wait $epid
 expect "early: the submit succeeded" "$?" 0
 
+# -- (d2b) the lock between two holders -------------------------------------
+# The submit that made the directory lets go of its lock before the one
+# that waited for it takes it: a poll in that gap sees a directory with no
+# record and no lock holder, which is still no verdict (a few polls' grace).
+write_spec gap.yaml "name: gap
+command: [true]"
+gdir=$("$SBCTL" submit gap.yaml --dry-run | sed -n 's/^directory \(.*\) (not created: --dry-run)$/\1/p')
+mkdir -p "$gdir"
+coproc HOLD2 { exec "$SB_BUILD/tests/sbholdlock" "$gdir/lock"; }
+read -r -u "${HOLD2[0]}" line
+"$SBCTL" wait "$gdir" --interval 0.2 --timeout 60 --settle 0 > gw.out 2> gw.err &
+gwpid=$!
+gretrying() { grep -q 'being created by a submit; retrying' gw.err; }
+wait_for 20 gretrying
+eval "exec ${HOLD2[1]}>&-" # the first holder goes; nobody holds the lock
+sleep 0.3                 # a poll or two in the gap
+expect "gap: wait is still waiting after a poll with no lock holder" \
+	"$(kill -0 $gwpid 2>/dev/null && echo waiting)" waiting
+"$SBCTL" submit gap.yaml --json > gap.json 2> gap.err
+expect "gap: the submit succeeded" "$?" 0
+wait $gwpid
+expect "gap: wait returns 0 once the benchmark ran" "$?" 0
+
 # -- (d3) the job finishes before its submit records the job id --------------
 # sbatch has answered, the job ran and its log has its finish, but the submit
 # has not written the job id yet: the scheduler was not asked about the job,
