@@ -34,34 +34,49 @@ static const struct sb_opt_cmd cmd = {
  * return in *last; stderr into err (its text, or ""). */
 static char words[4096], errtext[4096];
 
+/* stderr into a file from capture_begin to capture_end, its text in errtext */
+static FILE *capture_file;
+static int capture_saved;
+
+static void capture_begin(void)
+{
+	capture_file = tmpfile();
+	capture_saved = dup(2);
+	fflush(stderr);
+	dup2(fileno(capture_file), 2);
+}
+
+static void capture_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(capture_saved, 2);
+	close(capture_saved);
+	rewind(capture_file);
+	n = fread(errtext, 1, sizeof(errtext) - 1, capture_file);
+	errtext[n] = '\0';
+	fclose(capture_file);
+}
+
 static int walk(const char *const *args, int *last)
 {
 	char *argv[32];
 	int argc = 0, k;
 	struct sb_opt_iter it = { 0 };
 	const char *v;
-	FILE *f = tmpfile();
-	int saved = dup(2);
-	size_t n;
 
 	argv[argc++] = "demo";
 	for (; *args; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
-	fflush(stderr);
-	dup2(fileno(f), 2);
+	capture_begin();
 	words[0] = '\0';
 	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) > 0 || k == SB_OPT_OPERAND) {
 		size_t len = strlen(words);
 		snprintf(words + len, sizeof(words) - len, "%s%d=%s", len ? " " : "", k, v ? v : "(null)");
 	}
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(f);
-	n = fread(errtext, 1, sizeof(errtext) - 1, f);
-	errtext[n] = '\0';
-	fclose(f);
+	capture_end();
 	*last = k;
 	return k;
 }
@@ -146,23 +161,13 @@ static void test_long_unknown_whole(void **state)
 static void test_one_operand(void **state)
 {
 	const char *slot = NULL;
-	FILE *f = tmpfile();
-	int saved = dup(2);
-	size_t n;
 
 	(void)state;
-	fflush(stderr);
-	dup2(fileno(f), 2);
+	capture_begin();
 	assert_int_equal(sb_opt_operand(&cmd, &slot, "a", "BENCH"), 0);
 	assert_string_equal(slot, "a");
 	assert_int_equal(sb_opt_operand(&cmd, &slot, "b", "BENCH"), SB_OPT_ERROR);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(f);
-	n = fread(errtext, 1, sizeof(errtext) - 1, f);
-	errtext[n] = '\0';
-	fclose(f);
+	capture_end();
 	assert_string_equal(slot, "a");
 	assert_non_null(strstr(errtext, "sbctl demo: more than one BENCH given ('a', 'b')\nusage: sbctl demo"));
 }
