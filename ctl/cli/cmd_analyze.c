@@ -35,15 +35,21 @@ static const struct sb_opt_cmd cmd = {
 	"2 usage or input error, 1 runtime error\n",
 };
 
-/* Splits a comma list in place; returns the count (at most max). */
-static size_t split_list(char *s, const char **out, size_t max)
+/* Splits the comma list of option opt in place into out: the count, or -1
+ * after a usage error when it has more than max names (none is dropped). */
+static long split_list(const char *opt, char *s, const char **out, size_t max)
 {
 	size_t n = 0;
 
-	for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
-		if (*tok)
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ","))
+		if (*tok) {
+			if (n == max) {
+				fprintf(stderr, "sbctl analyze: %s has more than %zu names\n", opt, max);
+				return -1;
+			}
 			out[n++] = tok;
-	return n;
+		}
+	return (long)n;
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -116,15 +122,22 @@ int cmd_analyze(int argc, char **argv)
 	}
 	ao.sort_desc = ao.sort_desc || desc;
 	if (by_arg) {
+		long n = split_list("--group-by", by_arg, by, MAX_NAMES);
+		if (n < 0)
+			return SB_EXIT_USAGE;
 		ao.group_by = by;
-		ao.ngroup_by = split_list(by_arg, by, MAX_NAMES);
+		ao.ngroup_by = (size_t)n;
 	}
 	if (met_arg) {
-		ao.metrics = mets;
-		if ((ao.nmetrics = split_list(met_arg, mets, MAX_NAMES)) == 0) {
+		long n = split_list("--metrics", met_arg, mets, MAX_NAMES);
+		if (n < 0)
+			return SB_EXIT_USAGE;
+		if (n == 0) {
 			fputs("sbctl analyze: --metrics needs at least one name\n", stderr);
 			return SB_EXIT_USAGE;
 		}
+		ao.metrics = mets;
+		ao.nmetrics = (size_t)n;
 	}
 	if (json || csv)
 		sb_ctx_set_progress(sb_cli_ctx(), NULL, NULL);

@@ -54,4 +54,11 @@ expect "analyze --settle 2: accepted" "$?" 0
 "$SBCTL" wait "$dir" --timeout 5 --interval 0.2 > /dev/null 2>&1
 expect "wait --timeout 5 --interval 0.2: accepted" "$?" 0
 
+# a list option is never cut short: one name too many is a usage error
+many=$(seq -s, -f 'm%g' 0 4096)
+expect_usage "analyze --metrics with 4,097 names" "^sbctl analyze: --metrics has more than 4096 names$" \
+	"$SBCTL" analyze "$dir" --metrics "$many"
+expect_usage "analyze --group-by with 4,097 names" "^sbctl analyze: --group-by has more than 4096 names$" \
+	"$SBCTL" analyze "$dir" --group-by "$many"
+
 t_done
