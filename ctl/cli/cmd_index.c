@@ -1,5 +1,5 @@
 /* sbctl index --rebuild DIR...: rebuild the local index's list of
- * benchmarks from benchmark directories (docs/sbctl-index.md):
+ * benchmarks from benchmark directories (docs/sbctl-list.md):
  * <sbench/index.h> does the work. */
 #include <stdio.h>
 #include <stdlib.h>
