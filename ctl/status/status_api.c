@@ -122,11 +122,12 @@ static bool is_dir(const char *path)
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* Polls after a submit was seen creating the benchmark during which a
- * directory still without its record is taken as still being created: its
- * lock passes between two holders (the submit that made the directory, and
- * one that waited for it), and a poll may fall between them. */
-#define CREATING_GRACE 3
+/* Seconds after a submit was last seen creating the benchmark during which
+ * a directory still without its record is taken as still being created:
+ * its lock passes between two holders (the submit that made the directory,
+ * and one that waited for it, which may be slow to start on a loaded
+ * machine), and a poll may fall between them. */
+#define CREATING_GRACE_S 10.0
 
 static bool being_created(const char *bench)
 {
@@ -145,7 +146,7 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 	struct timespec t0;
 	size_t shown = 0;
 	char *kept = NULL; /* the directory the name named when first found */
-	int creating = 0;  /* polls left to see the benchmark a submit creates */
+	double creating_until = -1; /* elapsed seconds: see CREATING_GRACE_S */
 	int rc = -1;
 
 	*out = NULL;
@@ -186,13 +187,11 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 			}
 		}
 		if (r == -2 && being_created(bench_arg))
-			creating = CREATING_GRACE;
-		else if (r == -2 && creating > 0 && is_dir(bench_arg))
-			creating--; /* the lock between two holders: the submit that
-				       waited for it takes it next */
-		else
-			creating = 0;
-		if (r < 0 && (st->sched_failed || (r == -2 && creating > 0))) {
+			creating_until = elapsed_s(&t0) + CREATING_GRACE_S;
+		else if (r != -2 || !is_dir(bench_arg))
+			creating_until = -1;
+		/* (else the lock between two holders: the one that waited takes it) */
+		if (r < 0 && (st->sched_failed || (r == -2 && elapsed_s(&t0) < creating_until))) {
 			/* slurmdbd down, sacct timed out, a submit still creating the
 			 * benchmark: none of them is a verdict, keep waiting */
 			double in = pause_s(opts->timeout, interval, &t0);

@@ -158,7 +158,7 @@ expect "early: the submit succeeded" "$?" 0
 # -- (d2b) the lock between two holders -------------------------------------
 # The submit that made the directory lets go of its lock before the one
 # that waited for it takes it: a poll in that gap sees a directory with no
-# record and no lock holder, which is still no verdict (a few polls' grace).
+# record and no lock holder, which is still no verdict (10 s of grace).
 write_spec gap.yaml "name: gap
 command: [true]"
 gdir=$("$SBCTL" submit gap.yaml --dry-run | sed -n 's/^directory \(.*\) (not created: --dry-run)$/\1/p')
