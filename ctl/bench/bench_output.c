@@ -381,6 +381,16 @@ static int collect(struct sb_bench *b, size_t child, const char *run, struct ent
 	return 0;
 }
 
+/* Whether child is not a child of b (SB_ERR_NOT_FOUND in err then). */
+static bool no_such_child(const struct sb_bench *b, size_t child, struct sb_error *err)
+{
+	if (child < b->children)
+		return false;
+	sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has children 0 to %zu, not %zu", b->name,
+		     b->children - 1, child);
+	return true;
+}
+
 int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char ***files,
 		    size_t *nfiles, struct sb_error *err)
 {
@@ -391,9 +401,8 @@ int sb_bench_output(const struct sb_bench *b, size_t child, char **run_dir, char
 	*files = NULL;
 	if (run_dir)
 		*run_dir = NULL;
-	if (child >= b->children)
-		return sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has children 0 to %zu, not %zu",
-				    b->name, b->children - 1, child);
+	if (no_such_child(b, child, err))
+		return -1;
 	if (sb_bdir_run(run, sizeof(run), b->dir, (int64_t)child) < 0)
 		return sb_error_set(err, SB_ERR_RUNTIME, "benchmark directory path '%s' is too long",
 				    b->dir);
@@ -427,9 +436,8 @@ int sb_bench_reused_from(const struct sb_bench *b, size_t child, char **source_d
 	int rc;
 
 	*source_dir = NULL;
-	if (child >= b->children)
-		return sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark %s has children 0 to %zu, not %zu",
-				    b->name, b->children - 1, child);
+	if (no_such_child(b, child, err))
+		return -1;
 	if (sb_bench_load_key(b, &key, err) < 0)
 		return -1;
 	rc = sb_subm_read(b, &key, &subm, err);

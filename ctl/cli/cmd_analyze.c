@@ -19,8 +19,8 @@ static const struct sb_opt opts[] = {
 	{ "metrics", 0, O_METRICS, SB_OPT_VALUE, "M,...", "only these metrics" },
 	{ "sort", 0, O_SORT, SB_OPT_VALUE, "[-]METRIC", "sort the groups by a metric's median (- for descending)" },
 	{ "desc", 0, O_DESC, SB_OPT_FLAG, NULL, "descending, with --sort" },
-	{ "offline", 0, O_OFFLINE, SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" },
-	{ "settle", 0, O_SETTLE, SB_OPT_VALUE, "SECONDS", "the settle time, as for status (SB_SETTLE)" },
+	SB_CLI_OPT_OFFLINE(O_OFFLINE),
+	SB_CLI_OPT_SETTLE(O_SETTLE),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 

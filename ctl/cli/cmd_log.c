@@ -3,7 +3,6 @@
  * sb_logview_verify's; this file parses, resolves BENCH, and maps the
  * summary to the exit status. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,26 +70,21 @@ static int reused_logs(const char *path, struct sb_logview_opts *o, struct sb_lo
 		       struct sb_error *err)
 {
 	struct sb_bench *b = sb_bench_open(path, NULL), *src = NULL;
-	char *src_dir = NULL;
+	/* the JSON lines stay records and summaries: the note goes to stderr there */
+	FILE *note = o->format == SB_FORMAT_JSON ? stderr : stdout;
 	size_t src_child = 0;
 	int rc;
 
 	if (b == NULL)
 		return 0;
-	rc = sb_bench_reused_from(b, (size_t)o->child, &src_dir, &src_child, err);
-	if (rc == 1 && (src = sb_bench_open(src_dir, err)) == NULL)
-		rc = -1;
+	rc = sb_cli_reused_source(b, (size_t)o->child, note, &src, &src_child, err);
 	if (rc == 1) {
-		/* the JSON lines stay records and summaries: the note goes to stderr there */
-		fprintf(o->format == SB_FORMAT_JSON ? stderr : stdout,
-			"child %" PRId64 " is reused from %s %.12s child %zu (%s): the logs of its run there\n",
-			o->child, sb_bench_name(src), sb_bench_digest(src), src_child, src_dir);
+		fputs(": the logs of its run there\n", note);
 		o->child = (int64_t)src_child;
-		rc = sb_logview_verify(src_dir, o, stdout, sum, err);
+		rc = sb_logview_verify(sb_bench_dir(src), o, stdout, sum, err);
 	}
 	sb_bench_destroy(src);
 	sb_bench_destroy(b);
-	sb_free(src_dir);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -31,26 +31,21 @@ static int reused_output(const struct sb_bench *b, size_t child, char ***files, 
 {
 	struct sb_bench *src = NULL;
 	struct sb_error err = { 0 };
-	char *src_dir = NULL;
 	size_t src_child = 0;
 	int rc;
 
 	*files = NULL;
 	*n = 0;
-	rc = sb_bench_reused_from(b, child, &src_dir, &src_child, &err);
-	if (rc == 1 && (src = sb_bench_open(src_dir, &err)) == NULL)
-		rc = -1;
+	rc = sb_cli_reused_source(b, child, stdout, &src, &src_child, &err);
 	if (rc == 1) {
-		printf("child %zu is reused from %s %.12s child %zu (%s)\n", child, sb_bench_name(src),
-		       sb_bench_digest(src), src_child, src_dir);
+		putchar('\n');
 		if (sb_bench_output(src, src_child, NULL, files, n, &err) < 0)
 			rc = -1;
 	}
 	if (rc < 0)
-		fprintf(stderr, "sbctl output: child %zu is reused from '%s': %s\n", child,
-			src_dir ? src_dir : "an earlier benchmark", err.msg);
+		fprintf(stderr, "sbctl output: child %zu is reused from an earlier benchmark: %s\n", child,
+			err.msg);
 	sb_bench_destroy(src);
-	sb_free(src_dir);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -11,8 +11,8 @@ enum { O_OUTPUT = 1, O_OFFLINE, O_SETTLE };
 
 static const struct sb_opt opts[] = {
 	{ "output", 'o', O_OUTPUT, SB_OPT_VALUE, "FILE", "write the report to FILE (default: report.html in the benchmark directory)" },
-	{ "offline", 0, O_OFFLINE, SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" },
-	{ "settle", 0, O_SETTLE, SB_OPT_VALUE, "SECONDS", "the settle time, as for status (SB_SETTLE)" },
+	SB_CLI_OPT_OFFLINE(O_OFFLINE),
+	SB_CLI_OPT_SETTLE(O_SETTLE),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 

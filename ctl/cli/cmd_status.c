@@ -19,14 +19,11 @@ struct status_args {
 
 enum { O_JSON = 1, O_OFFLINE, O_SPANS, O_REHASH, O_CLASS, O_SETTLE, O_TIMEOUT, O_INTERVAL };
 
-#define SETTLE_OPT { "settle", 0, O_SETTLE, SB_OPT_VALUE, "SECONDS", \
-	"how long a job may be absent from squeue and sacct before it counts as gone (SB_SETTLE)" }
-
 static const struct sb_opt status_opts[] = {
 	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the status as one JSON document (docs/cli.md)" },
 	{ "class", 0, O_CLASS, SB_OPT_VALUE, "CLASS,...", "list only the children of these classes" },
-	{ "offline", 0, O_OFFLINE, SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" },
-	SETTLE_OPT,
+	SB_CLI_OPT_OFFLINE(O_OFFLINE),
+	SB_CLI_OPT_SETTLE(O_SETTLE),
 	{ "rehash", 0, O_REHASH, SB_OPT_FLAG, NULL, "hash every result file again (the local index's hashes unused)" },
 	{ "spans", 0, O_SPANS, SB_OPT_FLAG, NULL, "after the text, each child's queue and run times (docs/lane.md)" },
 	{ NULL, 0, 0, 0, NULL, NULL },
@@ -35,7 +32,7 @@ static const struct sb_opt status_opts[] = {
 static const struct sb_opt wait_opts[] = {
 	{ "timeout", 0, O_TIMEOUT, SB_OPT_VALUE, "SECONDS", "give up after this long (exit 1)" },
 	{ "interval", 0, O_INTERVAL, SB_OPT_VALUE, "SECONDS", "time between two looks" },
-	SETTLE_OPT,
+	SB_CLI_OPT_SETTLE(O_SETTLE),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
@@ -130,31 +127,18 @@ static int parse_args(const struct sb_opt_cmd *c, int argc, char **argv, struct 
 	return 0;
 }
 
-/* Prints the status's warnings, then st as JSON or as text; the exit
- * status. */
+/* Prints st as JSON or as text; the exit status. */
 static int show(const char *cmd, const struct sb_status *st, bool json,
 		const struct sb_status_text_opts *text)
 {
 	struct sb_error err;
-	size_t i;
 
-	for (i = 0; i < sb_status_warning_count(st); i++)
-		fprintf(stderr, "sbctl %s: warning: %s\n", cmd, sb_status_warning(st, i));
 	if ((json ? sb_status_render(st, SB_FORMAT_JSON, stdout, &err)
 	     : sb_status_render_text(st, text, stdout, &err)) < 0) {
 		fprintf(stderr, "sbctl %s: %s\n", cmd, err.msg);
 		return sb_cli_exit(&err);
 	}
 	return sb_status_all_succeeded(st) ? SB_EXIT_OK : SB_EXIT_PROBLEM;
-}
-
-/* A failed status or wait: the message, with a hint when the scheduler
- * did not answer; the exit status. */
-static int fail(const char *cmd, const struct sb_error *err)
-{
-	fprintf(stderr, "sbctl %s: %s%s\n", cmd, err->msg, err->code == SB_ERR_SCHEDULER
-		? " (use --offline to classify from the logs alone)" : "");
-	return sb_cli_exit(err);
 }
 
 int cmd_status(int argc, char **argv)
@@ -169,15 +153,11 @@ int cmd_status(int argc, char **argv)
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
 	if (a.json)
 		sb_ctx_set_progress(sb_cli_ctx(), NULL, NULL);
-	b = sb_bench_find(sb_cli_ctx(), a.bench, &err);
-	if (b == NULL || sb_status_compute(sb_cli_ctx(), b, &a.o, &st, &err) < 0) {
-		rc = fail("status", &err);
-		sb_bench_destroy(b);
+	if ((rc = sb_cli_status("status", a.bench, &a.o, &b, &st)) != 0)
 		return rc;
-	}
 	rc = show("status", st, a.json, &a.text);
 	if (a.spans && !a.json && sb_status_render_spans(st, stdout, &err) < 0) /* docs/lane.md */
-		rc = fail("status", &err);
+		rc = sb_cli_status_fail("status", &err);
 	sb_status_destroy(st);
 	sb_bench_destroy(b);
 	return rc;
@@ -193,7 +173,8 @@ int cmd_wait(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? SB_EXIT_OK : SB_EXIT_USAGE;
 	if (sb_status_wait(sb_cli_ctx(), a.bench, &a.o, &st, &err) < 0)
-		return fail("wait", &err);
+		return sb_cli_status_fail("wait", &err);
+	sb_cli_status_warnings("wait", st);
 	rc = show("wait", st, false, NULL);
 	sb_status_destroy(st);
 	return rc;

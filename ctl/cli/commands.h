@@ -5,7 +5,9 @@
 #define SB_CTL_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
+#include "cli/options.h"
 #include "sbench/error.h"
 
 enum sb_exit {
@@ -37,6 +39,14 @@ void sb_cli_ctx_close(void);
  * error on stderr. */
 int sb_cli_set_settle(const char *cmd, const char *value);
 
+/* The options of the commands that classify (status, wait, analyze,
+ * report), each with its key. */
+#define SB_CLI_OPT_OFFLINE(key) \
+	{ "offline", 0, (key), SB_OPT_FLAG, NULL, "classify from the logs alone, asking no scheduler" }
+#define SB_CLI_OPT_SETTLE(key) \
+	{ "settle", 0, (key), SB_OPT_VALUE, "SECONDS", \
+	  "how long a job may be absent from squeue and sacct before it counts as gone (SB_SETTLE)" }
+
 struct sb_bench;
 struct sb_status;
 struct sb_status_opts;
@@ -47,6 +57,20 @@ struct sb_status_opts;
  * not answer). */
 int sb_cli_status(const char *cmd, const char *bench, const struct sb_status_opts *o,
 		  struct sb_bench **b, struct sb_status **st);
+
+/* A status (or wait) that failed: "sbctl CMD: message" on stderr, with the
+ * --offline hint when the scheduler did not answer; the exit status. */
+int sb_cli_status_fail(const char *cmd, const struct sb_error *err);
+
+/* The status's warnings, "sbctl CMD: warning: ..." on stderr. */
+void sb_cli_status_warnings(const char *cmd, const struct sb_status *st);
+
+/* Whether child of b is reused from an earlier benchmark: 1 with *src that
+ * benchmark (opened: destroy it) and *src_child the child there, after
+ * "child N is reused from NAME DIGEST12 child M (DIR)" (no newline) to out;
+ * 0 when it is not; -1 with err. */
+int sb_cli_reused_source(const struct sb_bench *b, size_t child, FILE *out,
+			 struct sb_bench **src, size_t *src_child, struct sb_error *err);
 
 int cmd_keygen(int argc, char **argv);
 int cmd_log(int argc, char **argv);

@@ -115,6 +115,19 @@ int sb_cli_set_settle(const char *cmd, const char *value)
 	return 0;
 }
 
+int sb_cli_status_fail(const char *cmd, const struct sb_error *err)
+{
+	fprintf(stderr, "sbctl %s: %s%s\n", cmd, err->msg, err->code == SB_ERR_SCHEDULER
+		? " (use --offline to classify from the logs alone)" : "");
+	return sb_cli_exit(err);
+}
+
+void sb_cli_status_warnings(const char *cmd, const struct sb_status *st)
+{
+	for (size_t i = 0; i < sb_status_warning_count(st); i++)
+		fprintf(stderr, "sbctl %s: warning: %s\n", cmd, sb_status_warning(st, i));
+}
+
 int sb_cli_status(const char *cmd, const char *bench, const struct sb_status_opts *o,
 		  struct sb_bench **b, struct sb_status **st)
 {
@@ -123,13 +136,26 @@ int sb_cli_status(const char *cmd, const char *bench, const struct sb_status_opt
 	*st = NULL;
 	*b = sb_bench_find(cli_ctx, bench, &err);
 	if (*b == NULL || sb_status_compute(cli_ctx, *b, o, st, &err) < 0) {
-		fprintf(stderr, "sbctl %s: %s%s\n", cmd, err.msg, err.code == SB_ERR_SCHEDULER
-			? " (use --offline to classify from the logs alone)" : "");
 		sb_bench_destroy(*b);
 		*b = NULL;
-		return sb_cli_exit(&err);
+		return sb_cli_status_fail(cmd, &err);
 	}
-	for (size_t i = 0; i < sb_status_warning_count(*st); i++)
-		fprintf(stderr, "sbctl %s: warning: %s\n", cmd, sb_status_warning(*st, i));
+	sb_cli_status_warnings(cmd, *st);
 	return 0;
+}
+
+int sb_cli_reused_source(const struct sb_bench *b, size_t child, FILE *out,
+			 struct sb_bench **src, size_t *src_child, struct sb_error *err)
+{
+	char *dir = NULL;
+	int rc = sb_bench_reused_from(b, child, &dir, src_child, err);
+
+	*src = NULL;
+	if (rc == 1 && (*src = sb_bench_open(dir, err)) == NULL)
+		rc = -1;
+	if (rc == 1)
+		fprintf(out, "child %zu is reused from %s %.12s child %zu (%s)", child, sb_bench_name(*src),
+			sb_bench_digest(*src), *src_child, dir);
+	sb_free(dir);
+	return rc;
 }

@@ -42,46 +42,59 @@ static void collect(const struct sb_attempt_status *a, const char **names, size_
 int sb_status_check_rules(struct sb_status *st, char ***notes, size_t *nnotes, struct sb_error *err)
 {
 	const struct sb_spec *spec = st->bench->spec;
+	bool seen[SB_EARLY_STOP_MAX_RULES] = { false }, any = false, more = false;
 	const char *names[NAMES_SHOWN];
-	size_t nnames = 0, r, c, i, len;
-	bool more = false, any = false;
-	char have[NAMES_SHOWN * 72 + 8];
+	size_t nnames = 0, nseen = 0, r, c, i, len = 0;
+	char *have = NULL;
+	FILE *f;
 
 	*notes = NULL;
 	*nnotes = 0;
 	if (spec == NULL || spec->nearly_stop == 0)
 		return 0;
+	/* one pass over the finished attempts, until every rule's metric is seen */
+	for (c = 0; c < st->n && nseen < spec->nearly_stop; c++)
+		for (i = 0; i < st->children[c].nattempts; i++) {
+			const struct sb_attempt_status *a = &st->children[c].attempts[i];
+			if (!a->log.has_finish || a->nmetrics == 0)
+				continue;
+			any = true;
+			for (r = 0; r < spec->nearly_stop; r++)
+				if (!seen[r] && has_metric(a, spec->early_stop[r].metric)) {
+					seen[r] = true;
+					nseen++;
+				}
+		}
+	if (!any || nseen == spec->nearly_stop)
+		return 0; /* nothing finished with a number yet, or nothing to say */
+	/* a rule is unseen: the names the files did have, for the message */
 	for (c = 0; c < st->n; c++)
 		for (i = 0; i < st->children[c].nattempts; i++) {
 			const struct sb_attempt_status *a = &st->children[c].attempts[i];
-			if (a->log.has_finish && a->nmetrics > 0) {
-				any = true;
+			if (a->log.has_finish)
 				collect(a, names, &nnames, &more);
-			}
 		}
-	if (!any)
-		return 0; /* no finished child read a number yet: nothing to say */
-	for (i = 0, len = 0; i < nnames; i++)
-		len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%.64s", i ? ", " : "", names[i]);
-	if (more)
-		snprintf(have + len, sizeof(have) - len, ", ...");
-	if ((*notes = calloc(spec->nearly_stop, sizeof(**notes))) == NULL)
+	if ((f = open_memstream(&have, &len)) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	for (i = 0; i < nnames; i++)
+		fprintf(f, "%s%s", i ? ", " : "", names[i]);
+	if (more)
+		fputs(", ...", f);
+	if (fclose(f) != 0 || (*notes = calloc(spec->nearly_stop - nseen, sizeof(**notes))) == NULL) {
+		free(have);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
 	for (r = 0; r < spec->nearly_stop; r++) {
-		const char *metric = spec->early_stop[r].metric;
-		bool seen = false;
-
-		for (c = 0; c < st->n && !seen; c++)
-			for (i = 0; i < st->children[c].nattempts && !seen; i++)
-				seen = st->children[c].attempts[i].log.has_finish &&
-				       has_metric(&st->children[c].attempts[i], metric);
-		if (seen)
+		if (seen[r])
 			continue;
 		if (asprintf(&(*notes)[*nnotes], "early_stop rule %zu: metric '%s' never appeared in the "
 			     "metrics file of a finished child, so the rule never stopped one; the file "
-			     "has: %s", r + 1, metric, have) < 0)
+			     "has: %s", r + 1, spec->early_stop[r].metric, have) < 0) {
+			free(have);
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		}
 		(*nnotes)++;
 	}
+	free(have);
 	return 0;
 }
