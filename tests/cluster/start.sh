@@ -149,7 +149,7 @@ say "mariadb up"
 
 running /run/slurmdbd.pid || slurmdbd || die "slurmdbd did not start"
 wait_until 60 slurmdbd sacctmgr -n show cluster
-sacctmgr -n -P show cluster format=cluster | grep -qx lab || sacctmgr -i add cluster lab >/dev/null || die "sacctmgr add cluster failed"
+sacctmgr -n -P show cluster format=cluster | grep -x lab >/dev/null || sacctmgr -i add cluster lab >/dev/null || die "sacctmgr add cluster failed"
 say "slurmdbd up"
 
 running /run/slurmctld.pid || slurmctld || die "slurmctld did not start"

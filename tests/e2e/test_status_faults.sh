@@ -44,22 +44,23 @@ scancel "$(array_of stale)"
 kill -CONT "$apid"
 
 # -- killed: the scheduler ended it -----------------------------------------
-# five children that would sleep for 30 s under an 8 s limit (SB_FAKE_TIME_UNIT=s):
+# five children that would sleep for 60 s under a 20 s limit (SB_FAKE_TIME_UNIT=s):
 # long enough that the other four are killed before child 0's limit, even on
-# a loaded machine (an OOM kill that came after the limit would end as TIMEOUT)
+# a loaded machine (an OOM kill that came after the limit would end as
+# TIMEOUT: 8 s were not enough once, with the starts taking most of them)
 dir=$(submit_spec kill "name: kill
-command: [sh, -c, 'sleep 30 # {how}']
+command: [sh, -c, 'sleep 60 # {how}']
 parameters:
   how: [timeout, oom, node, preempt, cancel]
 heartbeat: 1
-slurm: {time: '8'}")
+slurm: {time: '20'}")
 a=$(array_of kill)
 for c in 0 1 2 3 4; do wait_for 10 started "$dir" $c; done
 sbfake oom "${a}_1" > /dev/null
 sbfake fail-node "${a}_2" > /dev/null
 sbfake preempt "${a}_3" > /dev/null
 scancel "${a}_4"
-wait_for 20 all_done
+wait_for 40 all_done
 st k.json "$dir" --settle 0
 expect "killed: exit 3" "$?" 3
 # sbagent forwards the SIGTERM of the time limit and records how the command ended

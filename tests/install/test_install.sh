@@ -5,6 +5,8 @@
 # runs against the installed library both with pkg-config and with CMake's
 # find_package(sbench).
 set -euo pipefail
+# (a pipe into grep reads all its input: "grep -q" would end a writer early,
+# and with pipefail its SIGPIPE would fail the pipe, a match or not)
 : "${SB_BUILD:?}" "${SB_SRC:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -32,7 +34,7 @@ soname=$(objdump -p "$P/lib/libsbench.so" | awk '$1 == "SONAME" { print $2 }')
 nm -D --defined-only "$P/lib/libsbench.so" | awk '$2 ~ /[TDBRVW]/ { sub(/@.*/, "", $3); print $3 }' |
 	grep -v '^SBENCH_' | sort -u >"$work/exported"
 [ "$(wc -l <"$work/exported")" -gt 100 ] || fail "libsbench.so exports only $(wc -l <"$work/exported") symbols"
-if grep -v '^sb_' "$work/exported" | grep -q .; then
+if grep -v '^sb_' "$work/exported" | grep . >/dev/null; then
 	grep -v '^sb_' "$work/exported" | head >&2
 	fail "libsbench.so exports symbols other than sb_*"
 fi
@@ -80,7 +82,7 @@ done
 		grep -q "NAME" <<<"$out" || fail "man -l $f shows no NAME section"
 	done
 )
-MANWIDTH=100 man -l "$P/share/man/man1/sbctl-status.1" 2>/dev/null | grep -q "sbctl status" \
+MANWIDTH=100 man -l "$P/share/man/man1/sbctl-status.1" 2>/dev/null | grep "sbctl status" >/dev/null \
 	|| fail "sbctl-status(1) does not describe sbctl status"
 
 # a program against the installed library, with pkg-config
@@ -119,7 +121,7 @@ cc -Wall -Werror -o "$work/prog-pc" "$work/prog.c" $(pkg-config --cflags --libs 
 	-Wl,-rpath,"$P/lib" || fail "pkg-config build"
 got=$("$work/prog-pc" "$SB_SRC/examples/demo-sweep.yaml")
 [ "$got" = "$want" ] || fail "pkg-config program printed '$got', want '$want'"
-ldd "$work/prog-pc" | grep -q "$P/lib/libsbench.so" || fail "pkg-config program not linked to the installed library"
+ldd "$work/prog-pc" | grep "$P/lib/libsbench.so" >/dev/null || fail "pkg-config program not linked to the installed library"
 
 # the headers are C++-safe: a C++ program links against the C symbols
 # (a header without extern "C" would make it look for mangled names)
