@@ -40,6 +40,9 @@ struct sb_agent_run {
 	const char *run_dir;          /* absolute; the command's working directory */
 	const struct sb_early_stop_rules *early_stop; /* NULL or no rules: none */
 	struct sb_agent_watch *watch; /* live watch (agent/watch_feed.h), or NULL */
+	const char *spec_dir;         /* benchmark mode: where the inputs are */
+	const char *const *inputs;    /* the child's input files, relative to spec_dir */
+	size_t ninputs;
 };
 
 struct sb_agent_result;

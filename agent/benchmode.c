@@ -342,7 +342,7 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 {
 	const char *dir = getenv("SB_BENCH_DIR"), *job = getenv("SLURM_JOB_ID");
 	const msgpack_object *tasks, *task, *command, *o;
-	char map[PATH_MAX], *data = NULL, *spec_dir = NULL;
+	char map[PATH_MAX], *data = NULL;
 	bool shell = false;
 	int64_t restart = 0, v;
 	msgpack_unpacked u;
@@ -435,12 +435,18 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	    build_env(b, task, err) < 0)
 		goto out;
 	o = sb_mp_get(&u.data, SB_TM_SPEC_DIR);
-	if (o && o->type != MSGPACK_OBJECT_NIL && (spec_dir = dup_str(o)) == NULL) {
+	if (o && o->type != MSGPACK_OBJECT_NIL && (b->spec_dir = dup_str(o)) == NULL) {
 		sb_errorf(err, "task map '%s': bad spec_dir", map);
 		goto out;
 	}
-	if (expand_spec_dir(b, spec_dir, shell, env_cap(task), err) < 0)
+	if (expand_spec_dir(b, b->spec_dir, shell, env_cap(task), err) < 0)
 		goto out;
+	o = sb_mp_get(task, SB_TM_INPUTS);
+	if (o != NULL && ((b->inputs = dup_list(o, &b->ninputs)) == NULL || b->spec_dir == NULL)) {
+		sb_errorf(err, "task %" PRId64 " of task map '%s': bad inputs, or inputs without a "
+			  "spec_dir", b->task, map);
+		goto out;
+	}
 	if (sb_bdir_run(b->run_dir, sizeof(b->run_dir), dir, b->child) < 0 ||
 	    sb_bdir_key(b->key_path, sizeof(b->key_path), dir) < 0 ||
 	    sb_bdir_log(b->log_path, sizeof(b->log_path), dir, b->child, b->attempt,
@@ -452,7 +458,6 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 out:
 	msgpack_unpacked_destroy(&u);
 	free(data);
-	free(spec_dir);
 	if (rc < 0)
 		sb_agent_bench_release(b);
 	return rc;
@@ -509,7 +514,9 @@ void sb_agent_bench_release(struct sb_agent_bench *b)
 	free_list(b->argv);
 	free_list(b->results);
 	free_list(b->env);
+	free_list(b->inputs);
 	free(b->metrics);
-	b->argv = b->results = b->env = NULL;
-	b->metrics = NULL;
+	free(b->spec_dir);
+	b->argv = b->results = b->env = b->inputs = NULL;
+	b->metrics = b->spec_dir = NULL;
 }

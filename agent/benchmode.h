@@ -31,6 +31,9 @@ struct sb_agent_bench {
 	char **env;                  /* "NAME=VALUE" to set for the command, NULL-terminated */
 	size_t nenv;
 	struct sb_early_stop_rules early_stop; /* the task map's early_stop */
+	char *spec_dir;              /* the task map's spec_dir, or NULL */
+	char **inputs;               /* the task's input files (relative to spec_dir) */
+	size_t ninputs;
 };
 
 /* 1 when the environment asks for benchmark mode (SB_BENCH_DIR is set). */

@@ -193,6 +193,9 @@ static void run_from_bench(int argc, char **argv, struct sb_agent_bench *b,
 	run->results = (const char *const *)b->results;
 	run->nresults = b->nresults;
 	run->metrics = b->metrics;
+	run->spec_dir = b->spec_dir;
+	run->inputs = (const char *const *)b->inputs;
+	run->ninputs = b->ninputs;
 	run->heartbeat_s = b->heartbeat_s;
 	run->kill_wait_s = b->kill_wait_s;
 	run->run_dir = b->run_dir;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "agent/agent.h"
+#include "proto/inputs.h"
 #include "proto/recordkeys.h"
 
 static int pk_str(msgpack_packer *pk, const char *s)
@@ -59,6 +60,30 @@ const char *sb_agent_signal_name(int sig, char buf[16])
 	return buf;
 }
 
+/* "inputs": each input file of the child, hashed now, as its SHA-256
+ * (bin 32), or the reason it could not be ("missing", "not a regular
+ * file", "N bytes, over the bound...", "read failed: ..."). */
+static int pk_inputs(msgpack_packer *pk, const struct sb_agent_run *run)
+{
+	uint8_t sha[32];
+	uint64_t size;
+	size_t i;
+	int rc = KEY(pk, SB_RK_INPUTS);
+
+	rc |= msgpack_pack_map(pk, run->ninputs);
+	for (i = 0; i < run->ninputs; i++) {
+		struct sb_error why = { 0 };
+		rc |= pk_str(pk, run->inputs[i]);
+		if (sb_inputs_hash(run->spec_dir, run->inputs[i], SB_INPUTS_MAX_BYTES, sha, &size, &why) == 0) {
+			rc |= msgpack_pack_bin(pk, sizeof(sha));
+			rc |= msgpack_pack_bin_body(pk, sha, sizeof(sha));
+		} else {
+			rc |= pk_str(pk, why.msg);
+		}
+	}
+	return rc;
+}
+
 int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	const struct sb_key *key, const struct sb_agent_host *host)
 {
@@ -67,7 +92,7 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	int rc = 0;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, 11);
+	rc |= msgpack_pack_map(&pk, run->ninputs ? 12 : 11);
 	rc |= KEY(&pk, SB_RK_COMMAND);
 	rc |= msgpack_pack_array(&pk, run->argc);
 	for (i = 0; i < run->argc; i++)
@@ -82,6 +107,8 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	rc |= pk_str(&pk, run->run_dir);
 	rc |= KEY(&pk, SB_RK_HEARTBEAT_S);
 	rc |= msgpack_pack_double(&pk, run->heartbeat_s);
+	if (run->ninputs)
+		rc |= pk_inputs(&pk, run);
 	rc |= KEY(&pk, SB_RK_KERNEL);
 	rc |= pk_str(&pk, host->kernel[0] ? host->kernel : NULL);
 	rc |= KEY(&pk, SB_RK_KEY_ID);

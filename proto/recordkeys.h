@@ -41,6 +41,7 @@
 #define SB_RK_CPUS_ALLOWED "cpus_allowed"
 #define SB_RK_CWD "cwd"
 #define SB_RK_HEARTBEAT_S "heartbeat_s"
+#define SB_RK_INPUTS "inputs" /* only in benchmark mode with input files */
 #define SB_RK_KERNEL "kernel"
 #define SB_RK_KEY_ID "key_id"
 #define SB_RK_KILL_WAIT_S "kill_wait_s"
@@ -109,9 +110,17 @@
 #define SB_TM_COMMAND "command"
 #define SB_TM_DIGEST "digest"
 #define SB_TM_ENV "env"
+#define SB_TM_INPUTS "inputs" /* only when the child has input files: their paths */
 #define SB_TM_PARAMS "params"
 #define SB_TM_REPEAT "repeat"
 #define SB_TM_SHELL "shell"
+
+/* ---- benchmark.msgpack's input files (docs/benchmark-dir.md) -----------
+ * Written when a benchmark is created and read when it is opened
+ * (bench/bench.c): "inputs" maps each path to these two. */
+#define SB_BK_INPUTS "inputs"
+#define SB_BK_LISTED "listed"
+#define SB_BK_SHA256 "sha256"
 
 /* ---- sbctl's own records of submissions/ (docs/benchmark-dir.md) ----------
  * Written and read by the library's submission records (bench/subm.c); the

@@ -15,10 +15,13 @@
 #include "bench/output_cache.h"
 #include "sbench/context.h"
 #include "plan/plan_canon.h"
+#include "plan/plan_inputs.h"
 #include "base/fsutil.h"
 #include "bench/index_private.h"
 #include "log/logview_private.h"
+#include "proto/inputs.h"
 #include "proto/mpcheck.h"
+#include "proto/recordkeys.h"
 #include "proto/util.h"
 #include "sbench/key.h"
 
@@ -149,11 +152,47 @@ int sb_bench_check_dir(const char *dir, struct sb_error *err)
 
 /* ---- the record ------------------------------------------------------ */
 
+static int cmp_input(const void *a, const void *b, void *arg)
+{
+	const struct sb_inputs *in = arg;
+
+	return strcmp(sb_inputs_file(in, *(const size_t *)a)->rel, sb_inputs_file(in, *(const size_t *)b)->rel);
+}
+
+/* "inputs": every input file of the children, with its digest at submit
+ * and whether the spec's `inputs` key gave it (docs/benchmark-dir.md). */
+static void encode_inputs(struct sb_canon *c, const struct sb_inputs *in)
+{
+	size_t i, n = 0, nf = sb_inputs_file_count(in), *order = malloc((nf ? nf : 1) * sizeof(*order));
+
+	if (order == NULL) {
+		c->failed = true;
+		return;
+	}
+	for (i = 0; i < nf; i++)
+		if (!sb_inputs_file(in, i)->absent)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), cmp_input, (void *)in);
+	sb_canon_cstr(c, SB_BK_INPUTS);
+	sb_canon_map(c, n);
+	for (i = 0; i < n; i++) {
+		const struct sb_input_file *f = sb_inputs_file(in, order[i]);
+		sb_canon_cstr(c, f->rel);
+		sb_canon_map(c, 2);
+		sb_canon_cstr(c, SB_BK_LISTED);
+		sb_canon_bool(c, f->listed);
+		sb_canon_cstr(c, SB_BK_SHA256);
+		sb_canon_bin(c, f->sha, sizeof(f->sha));
+	}
+	free(order);
+}
+
 static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struct sb_error *err)
 {
 	const struct sb_plan *plan = n->plan;
 	const struct sb_spec *spec = sb_plan_spec(plan);
 	const struct sb_provenance *p = n->prov;
+	const struct sb_inputs *in = sb_plan_inputs(plan);
 	size_t i, count = sb_plan_count(plan);
 	struct sb_child *ch = sb_child_create();
 	uint8_t sha[SHA256_DIGEST_LENGTH];
@@ -161,7 +200,7 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 
 	if (ch == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	sb_canon_map(c, n->lane ? 11 : 10);
+	sb_canon_map(c, 10 + (n->lane ? 1 : 0) + (in ? 1 : 0));
 	sb_canon_cstr(c, "child_list");
 	sb_canon_array(c, count);
 	for (i = 0; i < count; i++) {
@@ -184,6 +223,8 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	sb_canon_key_cstr(c, "digest", sb_plan_benchmark_digest_hex(plan));
 	sb_canon_cstr(c, "format");
 	sb_canon_int(c, 1);
+	if (in)
+		encode_inputs(c, in);
 	sb_canon_cstr(c, "kill_wait");
 	sb_canon_int(c, n->cfg->kill_wait);
 	if (n->lane)
@@ -385,6 +426,35 @@ static char *get_str(const msgpack_object *map, const char *key, size_t *len)
 	return s;
 }
 
+/* The record's "inputs" (absent: none) into a recorded table. */
+static int read_inputs(struct sb_bench *b, const msgpack_object *o)
+{
+	char rel[SB_INPUTS_MAX_PATH];
+	uint32_t i;
+
+	b->inputs = sb_inputs_create(NULL);
+	if (b->inputs == NULL)
+		return -1;
+	if (o == NULL)
+		return 0;
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return -1;
+	for (i = 0; i < o->via.map.size; i++) {
+		const msgpack_object *k = &o->via.map.ptr[i].key, *v = &o->via.map.ptr[i].val;
+		const msgpack_object *sha = sb_mp_get(v, SB_BK_SHA256), *listed = sb_mp_get(v, SB_BK_LISTED);
+		if (k->type != MSGPACK_OBJECT_STR || k->via.str.size >= sizeof(rel) || sha == NULL ||
+		    sha->type != MSGPACK_OBJECT_BIN || sha->via.bin.size != 32 || listed == NULL ||
+		    listed->type != MSGPACK_OBJECT_BOOLEAN)
+			return -1;
+		memcpy(rel, k->via.str.ptr, k->via.str.size);
+		rel[k->via.str.size] = '\0';
+		if (memchr(k->via.str.ptr, '\0', k->via.str.size) != NULL ||
+		    sb_inputs_record(b->inputs, rel, (const uint8_t *)sha->via.bin.ptr, listed->via.boolean) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int get_int(const msgpack_object *map, const char *key, int64_t *out)
 {
 	const msgpack_object *o = sb_mp_get(map, key);
@@ -475,6 +545,10 @@ static struct sb_bench *open_bench(const char *path, int *refused, struct sb_err
 		b->prov_mp_len = sb.size;
 		b->prov_mp = msgpack_sbuffer_release(&sb);
 	}
+	if (read_inputs(b, sb_mp_get(&u.data, SB_BK_INPUTS)) < 0) {
+		sb_errorf(err, "'%s': its 'inputs' are not a map of files to digests", rec);
+		goto fail;
+	}
 	when = prov ? get_str(prov, "time", NULL) : NULL;
 	if (when) {
 		struct tm tm = { 0 };
@@ -540,7 +614,7 @@ int sb_bench_plan(struct sb_bench *b, struct sb_error *err)
 	b->spec = sb_spec_load_buffer(b->spec_source, b->spec_len, display, err);
 	if (b->spec == NULL)
 		return -1;
-	b->plan = sb_plan_create(b->spec, err);
+	b->plan = sb_plan_create_inputs(b->spec, b->inputs, err);
 	if (b->plan != NULL && (strcmp(sb_plan_benchmark_digest_hex(b->plan), b->digest) != 0 ||
 				sb_plan_count(b->plan) != b->children))
 		sb_errorf(err, "benchmark '%s': its recorded spec plans to digest %s, not the "
@@ -574,6 +648,7 @@ void sb_bench_destroy(struct sb_bench *b)
 	free(b->spec_source);
 	free(b->spec_path);
 	free(b->spec_dir);
+	sb_inputs_destroy(b->inputs);
 	free(b->prov_mp);
 	free(b);
 }

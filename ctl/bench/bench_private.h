@@ -40,6 +40,8 @@ struct sb_bench {
 				   * the report shows: the record is not read
 				   * again), NULL when it has none */
 	size_t prov_mp_len;
+	struct sb_inputs *inputs; /* the record's input files and their digests at
+				   * submit (plan/plan_inputs.h); empty when none */
 	struct sb_spec *spec;     /* NULL until sb_bench_plan */
 	struct sb_plan *plan;
 	struct sb_output_cache *outputs; /* sb_bench_output's: where each child's
@@ -47,6 +49,7 @@ struct sb_bench {
 };
 
 struct sb_output_cache;
+struct sb_inputs;
 /* What sb_bench_create needs. */
 struct sb_bench_new {
 	const char *spec_path;

@@ -11,6 +11,7 @@
 #include <msgpack.h>
 
 #include "plan/plan_canon.h"
+#include "plan/plan_inputs.h"
 #include "base/fsutil.h"
 #include "bench/jobs.h"
 #include "spec/spec_earlystop.h"
@@ -184,7 +185,8 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 			sb_child_destroy(child);
 			return -1;
 		}
-		sb_canon_map(c, 7);
+		const struct sb_input_set *in = sb_plan_child_inputs(b->plan, ch->children[t]);
+		sb_canon_map(c, in ? 8 : 7);
 		sb_canon_cstr(c, SB_TM_CHILD);
 		sb_canon_int(c, (int64_t)ch->children[t]);
 		sb_canon_cstr(c, SB_TM_COMMAND);
@@ -202,6 +204,12 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 		for (k = 0; k < ne; k++) {
 			sb_canon_cstr(c, sb_spec_env_name(spec, k));
 			sb_canon_cstr(c, sb_child_env_value(child, k));
+		}
+		if (in) { /* hashed again by sbagent when the job starts */
+			sb_canon_cstr(c, SB_TM_INPUTS);
+			sb_canon_array(c, in->n);
+			for (k = 0; k < in->n; k++)
+				sb_canon_cstr(c, sb_inputs_file(sb_plan_inputs(b->plan), in->files[k])->rel);
 		}
 		sb_canon_cstr(c, SB_TM_PARAMS);
 		sb_plan_canon_params(c, spec, child);

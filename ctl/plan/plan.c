@@ -10,8 +10,11 @@
 
 #include "base/parallel.h"
 #include "plan/plan_canon.h"
+#include "plan/plan_inputs.h"
+#include "proto/inputs.h"
 #include "spec/spec_private.h"
 #include "spec/spec_earlystop.h"
+#include "spec/spec_template.h"
 #include "proto/util.h"
 #include "sbench/plan.h"
 
@@ -27,6 +30,10 @@ struct sb_plan {
 	char bench_hex[SB_DIGEST_HEX_LEN + 1];
 	size_t nwarnings;
 	char *warnings[MAX_WARNINGS];
+	struct sb_inputs *inputs; /* NULL: the children have no input files */
+	bool own_inputs;
+	uint32_t common_set;    /* every child's input set, when child_set is NULL */
+	uint32_t *child_set;    /* per child, when templates name inputs per child */
 };
 
 struct sb_child {
@@ -334,12 +341,13 @@ static int canon_tmpl(struct sb_canon *c, const struct sb_child *ch, const struc
 
 /* Canonical msgpack of bound child (docs/spec.md "Child digest"). */
 static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struct sb_child *ch,
-			const struct sb_canon *metrics, const struct sb_canon *tail,
-			struct sb_error *err)
+			const struct sb_input_set *in, const struct sb_canon *metrics,
+			const struct sb_canon *tail, struct sb_error *err)
 {
 	size_t i, total = 0, env_total = 0;
 
-	sb_canon_map(c, s->nearly_stop ? 8 : 7); /* early_stop only when declared */
+	/* early_stop only when declared, inputs only when the child has some */
+	sb_canon_map(c, 7 + (s->nearly_stop ? 1 : 0) + (in ? 1 : 0));
 	sb_canon_cstr(c, "command");
 	if (s->shell) {
 		if (canon_tmpl(c, ch, &s->shell_cmd, true, &total) < 0)
@@ -361,6 +369,8 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 		if (canon_tmpl(c, ch, &s->env[i].value, false, &env_total) < 0)
 			return too_long(s, &s->env[i].value, false, ch->index, err);
 	}
+	if (in != NULL)
+		sb_canon_raw(c, in->canon.buf, in->canon.len);
 	sb_canon_raw(c, metrics->buf, metrics->len);
 	sb_canon_cstr(c, "params");
 	sb_plan_canon_params(c, s, ch);
@@ -629,7 +639,7 @@ static void *digest_range(void *arg)
 	for (i = job->from; i < job->to; i++) {
 		bind_child(plan, i, ch);
 		sb_canon_reset(&c);
-		if (encode_child(&c, s, ch, &metrics, &tail, &job->err) < 0)
+		if (encode_child(&c, s, ch, sb_plan_child_inputs(plan, i), &metrics, &tail, &job->err) < 0)
 			goto out;
 		if (EVP_DigestInit_ex(ctx, job->md, NULL) != 1 || EVP_DigestUpdate(ctx, c.buf, c.len) != 1 ||
 		    EVP_DigestFinal_ex(ctx, plan->digests + i * SB_DIGEST_LEN, NULL) != 1) {
@@ -714,21 +724,202 @@ out:
 	return rc;
 }
 
-struct sb_plan *sb_plan_create(const struct sb_spec *spec, struct sb_error *err)
+/* ---- input files (docs/spec.md, "Inputs") ---- */
+
+/* Whether t may name "{spec_dir}/..." differently per child: a reference
+ * next to the reference, or a parameter whose value has it. */
+static bool names_per_child(const struct sb_spec *s, const struct sb_tmpl *t)
+{
+	bool refs = false, named = false;
+	size_t i, j;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct sb_seg *g = &t->segs[i];
+		if (g->kind == SB_SEG_LIT) {
+			named = named || memmem(g->lit, g->len, SB_TMPL_SPEC_DIR, strlen(SB_TMPL_SPEC_DIR));
+			continue;
+		}
+		refs = true;
+		if (g->kind == SB_SEG_PARAM)
+			for (j = 0; !named && j < s->params[g->param].nvalues; j++)
+				named = strstr(s->params[g->param].text[j].s, SB_TMPL_SPEC_DIR) != NULL;
+	}
+	return refs && named;
+}
+
+/* The inputs text names, appended to *idx. */
+static int scan_text(struct sb_plan *plan, const char *text, size_t len, size_t **idx, size_t *n,
+		     size_t *cap, struct sb_error *err)
+{
+	const char *path;
+	size_t pos = 0, plen, at;
+	int rc;
+
+	while (sb_inputs_next(text, len, &pos, &path, &plen)) {
+		rc = sb_inputs_lookup(plan->inputs, path, plen, &at, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			continue;
+		if (grow((void **)idx, cap, *n + 1, sizeof(**idx)) < 0)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		(*idx)[(*n)++] = at;
+	}
+	return 0;
+}
+
+/* The templates of the command and the env, one by one. */
+static const struct sb_tmpl *tmpl_at(const struct sb_spec *s, size_t k)
+{
+	size_t ncmd = s->shell ? 1 : s->argc;
+
+	if (k < ncmd)
+		return s->shell ? &s->shell_cmd : &s->argv[k];
+	return k - ncmd < s->nenv ? &s->env[k - ncmd].value : NULL;
+}
+
+/* Scans t for child ch (resolved unquoted into *buf) or, with ch NULL, a
+ * template of literals only. */
+static int scan_tmpl(struct sb_plan *plan, const struct sb_tmpl *t, const struct sb_child *ch,
+		     char **buf, size_t *bcap, size_t **idx, size_t *n, size_t *cap,
+		     struct sb_error *err)
+{
+	size_t len;
+
+	if (ch == NULL) {
+		for (size_t i = 0; i < t->nsegs; i++)
+			if (scan_text(plan, t->segs[i].lit, t->segs[i].len, idx, n, cap, err) < 0)
+				return -1;
+		return 0;
+	}
+	len = tmpl_len(ch, t, false);
+	if (len > SB_SPEC_MAX_RESOLVED)
+		return 0;       /* too long: the digests say so */
+	if (grow((void **)buf, bcap, len + 1, 1) < 0)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	tmpl_write(ch, t, false, *buf);
+	return scan_text(plan, *buf, len, idx, n, cap, err);
+}
+
+/* Every child's set of input files: the `inputs` entries and what the
+ * command and env name, looked up once per distinct path. */
+static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
+{
+	const struct sb_spec *s = plan->spec;
+	size_t k, ncommon = 0, n, ccap = 0, cap = 0, bcap = 0, *common = NULL, *idx = NULL;
+	struct sb_child *ch = NULL;
+	char *buf = NULL;
+	bool per_child = false;
+	int rc = -1;
+
+	plan->common_set = UINT32_MAX;
+	if (plan->inputs == NULL)
+		return 0;
+	if (sb_inputs_expand(plan->inputs, s, err) < 0)
+		return -1;
+	for (k = 0; tmpl_at(s, k) != NULL; k++) {
+		const struct sb_tmpl *t = tmpl_at(s, k);
+		bool lits = true;
+		for (size_t i = 0; i < t->nsegs; i++)
+			lits = lits && t->segs[i].kind == SB_SEG_LIT;
+		if (lits && scan_tmpl(plan, t, NULL, NULL, NULL, &common, &ncommon, &ccap, err) < 0)
+			goto out;
+		per_child = per_child || names_per_child(s, t);
+	}
+	if (!per_child) {
+		rc = sb_inputs_set(plan->inputs, common, ncommon, &plan->common_set, err);
+		goto out;
+	}
+	ch = sb_child_create();
+	plan->child_set = malloc((plan->count ? plan->count : 1) * sizeof(*plan->child_set));
+	if (ch == NULL || plan->child_set == NULL) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < plan->count; i++) {
+		bind_child(plan, i, ch);
+		n = 0;
+		if (grow((void **)&idx, &cap, ncommon + 1, sizeof(*idx)) < 0) {
+			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(idx, common, ncommon * sizeof(*idx));
+		n = ncommon;
+		for (k = 0; tmpl_at(s, k) != NULL; k++)
+			if (names_per_child(s, tmpl_at(s, k)) &&
+			    scan_tmpl(plan, tmpl_at(s, k), ch, &buf, &bcap, &idx, &n, &cap, err) < 0)
+				goto out;
+		if (sb_inputs_set(plan->inputs, idx, n, &plan->child_set[i], err) < 0) {
+			sb_error_prefix(err, "%s: child %zu: ", s->path, i);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc < 0 && err && err->code == 0)
+		err->code = SB_ERR_INPUT;
+	sb_child_destroy(ch);
+	free(common);
+	free(idx);
+	free(buf);
+	return rc;
+}
+
+const struct sb_input_set *sb_plan_child_inputs(const struct sb_plan *plan, size_t i)
+{
+	if (plan->inputs == NULL)
+		return NULL;
+	return sb_inputs_get_set(plan->inputs, plan->child_set ? plan->child_set[i] : plan->common_set);
+}
+
+const struct sb_inputs *sb_plan_inputs(const struct sb_plan *plan)
+{
+	return plan->inputs && sb_inputs_set_count(plan->inputs) ? plan->inputs : NULL;
+}
+
+static struct sb_plan *plan_make(const struct sb_spec *spec, struct sb_inputs *in, bool own,
+				 struct sb_error *err)
 {
 	struct sb_plan *plan = calloc(1, sizeof(*plan));
 
 	if (plan == NULL) {
+		if (own)
+			sb_inputs_destroy(in);
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	plan->spec = spec;
-	if (expand_points(plan, err) < 0 || compute_digests(plan, err) < 0) {
+	plan->inputs = in;
+	plan->own_inputs = own;
+	if (expand_points(plan, err) < 0 || plan_inputs(plan, err) < 0 ||
+	    compute_digests(plan, err) < 0) {
 		sb_error_recode(err, SB_ERR_INPUT); /* what the spec asks for cannot be planned */
 		sb_plan_destroy(plan);
 		return NULL;
 	}
 	return plan;
+}
+
+struct sb_plan *sb_plan_create(const struct sb_spec *spec, struct sb_error *err)
+{
+	struct sb_inputs *in = NULL;
+
+	if (spec->dir == NULL && spec->ninputs > 0) {
+		sb_error_set(err, SB_ERR_INPUT, "%s: its 'inputs' are files next to the spec, and a spec "
+			     "read from memory has no directory", spec->path);
+		return NULL;
+	}
+	if (spec->dir != NULL && (in = sb_inputs_create(spec->dir)) == NULL) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	return plan_make(spec, in, true, err);
+}
+
+struct sb_plan *sb_plan_create_inputs(const struct sb_spec *spec, struct sb_inputs *in,
+				      struct sb_error *err)
+{
+	return plan_make(spec, in, false, err);
 }
 
 void sb_plan_destroy(struct sb_plan *plan)
@@ -741,6 +932,9 @@ void sb_plan_destroy(struct sb_plan *plan)
 		free(plan->warnings[i]);
 	free(plan->points);
 	free(plan->digests);
+	free(plan->child_set);
+	if (plan->own_inputs)
+		sb_inputs_destroy(plan->inputs);
 	free(plan);
 }
 
@@ -825,7 +1019,8 @@ uint8_t *sb_plan_child_canonical(const struct sb_plan *plan, size_t index, size_
 		bind_child(plan, index, ch);
 		encode_metrics(&metrics, plan->spec);
 		encode_tail(&tail, plan->spec);
-		if (encode_child(&c, plan->spec, ch, &metrics, &tail, err) == 0) {
+		if (encode_child(&c, plan->spec, ch, sb_plan_child_inputs(plan, index), &metrics, &tail,
+				 err) == 0) {
 			out = c.buf;
 			*len = c.len;
 			c.buf = NULL;

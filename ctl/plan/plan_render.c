@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/parallel.h"
+#include "plan/plan_inputs.h"
 #include "plan/plan_json.h"
 #include "base/render.h"
 #include "proto/json.h"
@@ -108,6 +109,65 @@ static void *json_chunk_run(void *arg)
 	return NULL;
 }
 
+static void text_inputs(FILE *out, const struct sb_inputs *in);
+static void table_str(FILE *out, const char *s, size_t n);
+
+/* The input files and their SHA-256 at planning, sorted by path: in
+ * their own order, the table's, when absent ones are skipped. */
+static size_t *sorted_inputs(const struct sb_inputs *in, size_t *n)
+{
+	size_t i, k = 0, nf = sb_inputs_file_count(in), *v = malloc((nf ? nf : 1) * sizeof(*v));
+
+	for (i = 0; v && i < nf; i++) {
+		size_t at = k;
+		if (sb_inputs_file(in, i)->absent)
+			continue;
+		while (at > 0 && strcmp(sb_inputs_file(in, v[at - 1])->rel, sb_inputs_file(in, i)->rel) > 0) {
+			v[at] = v[at - 1];
+			at--;
+		}
+		v[at] = i;
+		k++;
+	}
+	*n = k;
+	return v;
+}
+
+static void json_inputs(struct sb_json *j, const struct sb_inputs *in)
+{
+	char hex[65];
+	size_t n, *v;
+
+	if (in == NULL || (v = sorted_inputs(in, &n)) == NULL)
+		return;
+	sb_json_key(j, "inputs");
+	sb_json_obj_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		sb_hex_encode(sb_inputs_file(in, v[i])->sha, 32, hex);
+		sb_json_key(j, sb_inputs_file(in, v[i])->rel);
+		sb_json_str(j, hex);
+	}
+	sb_json_obj_end(j);
+	free(v);
+}
+
+static void text_inputs(FILE *out, const struct sb_inputs *in)
+{
+	char hex[65];
+	size_t n, *v;
+
+	if (in == NULL || (v = sorted_inputs(in, &n)) == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		sb_hex_encode(sb_inputs_file(in, v[i])->sha, 32, hex);
+		hex[12] = '\0';
+		fprintf(out, "%s %s  ", i == 0 ? "inputs    " : "          ", hex);
+		table_str(out, sb_inputs_file(in, v[i])->rel, strlen(sb_inputs_file(in, v[i])->rel));
+		fputc('\n', out);
+	}
+	free(v);
+}
+
 static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *err)
 {
 	const struct sb_spec *spec = sb_plan_spec(plan);
@@ -131,6 +191,7 @@ static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *er
 	sb_json_str(&j, sb_plan_benchmark_digest_hex(plan));
 	sb_json_key(&j, "children");
 	sb_json_uint(&j, n);
+	json_inputs(&j, sb_plan_inputs(plan));
 	sb_json_obj_end(&j);
 	sb_json_key(&j, "children");
 	sb_json_arr_begin(&j);
@@ -231,7 +292,9 @@ static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *ou
 	fprintf(out, "benchmark  %s", sb_spec_name(spec));
 	if (sb_spec_tag(spec))
 		fprintf(out, " (tag %s)", sb_spec_tag(spec));
-	fprintf(out, "\ndigest     %s\nchildren   %zu\n\n", sb_plan_benchmark_digest_hex(plan), n);
+	fprintf(out, "\ndigest     %s\nchildren   %zu\n", sb_plan_benchmark_digest_hex(plan), n);
+	text_inputs(out, sb_plan_inputs(plan));
+	fputc('\n', out);
 	fprintf(out, "%-8s %-12s %-6s %s\n", "INDEX", "DIGEST", "REPEAT", "PARAMS");
 	for (i = 0; i < n; i++) {
 		if (sb_plan_child_params(plan, i, ch, err) < 0)

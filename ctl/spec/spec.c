@@ -2,7 +2,9 @@
  * naming rules every part of the loader checks.  Loading is in
  * ctl/spec/spec_schema.c, the YAML reader in ctl/spec/spec_yaml.c, templates in
  * ctl/spec/spec_template.c, values in ctl/spec/spec_value.c. */
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,28 @@ int sb_spec_errorf(const struct sb_spec *spec, struct sb_error *err, int line, i
 	rc = sb_ynode_verrorf(err, spec->path, line, col, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+char *sb_spec_dir_of(const char *spec_path)
+{
+	char dir[PATH_MAX], real[PATH_MAX], *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", spec_path) >= (int)sizeof(dir))
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return realpath(dir, real) ? strdup(real) : NULL;
+}
+
+int sb_spec_set_dir(struct sb_spec *s, const char *dir)
+{
+	s->dir = dir ? sb_arena_strndup(&s->arena, dir, strlen(dir)) : NULL;
+	return dir && s->dir == NULL ? -1 : 0;
 }
 
 int sb_spec_oom(const struct sb_spec *spec, struct sb_error *err)

@@ -55,9 +55,19 @@ struct sb_env {
 	struct sb_tmpl value;
 };
 
+/* An entry of the `inputs` key: a file, directory or glob pattern,
+ * relative to the spec's directory (docs/spec.md, "Inputs"). */
+struct sb_input_pat {
+	const char *pat;
+	int line, col;
+};
+
 struct sb_spec {
 	struct sb_arena arena;
 	const char *path;
+	const char *dir;        /* the spec file's directory, absolute and with links
+				 * resolved (sb_spec_load); NULL for a spec read from
+				 * memory */
 	const char *name;
 	const char *tag;
 	bool shell;
@@ -88,12 +98,22 @@ struct sb_spec {
 	bool has_ametrics;
 	struct sb_early_rule *early_stop; /* ctl/spec/spec_earlystop.h; NULL: none */
 	size_t nearly_stop;
+	struct sb_input_pat *inputs; /* the `inputs` key, in the order written */
+	size_t ninputs;
 	int line, col;          /* the top-level mapping */
 };
 
 /* Formats "PATH:LINE:COL: message" into err; returns -1. */
 int sb_spec_errorf(const struct sb_spec *spec, struct sb_error *err, int line, int col,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The absolute directory of the file at spec_path, links resolved: a
+ * malloc'd string, or NULL when it cannot be resolved. */
+char *sb_spec_dir_of(const char *spec_path);
+
+/* Gives a spec read from memory the directory of its file (copied; NULL
+ * leaves it without one).  -1 when out of memory. */
+int sb_spec_set_dir(struct sb_spec *s, const char *dir);
 
 /* A hash of a value consistent with sb_value_equal. */
 uint64_t sb_value_hash(const struct sb_value *v);

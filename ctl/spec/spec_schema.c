@@ -665,14 +665,39 @@ static int load_analysis(struct ld *ld, const struct sb_ynode *n)
 	return 0;
 }
 
+/* `inputs`: files, directories and glob patterns relative to the spec's
+ * directory, expanded when the spec is planned (ctl/plan/plan_inputs.c). */
+static int load_inputs(struct ld *ld, const struct sb_ynode *n)
+{
+	struct sb_spec *s = ld->s;
+	const char **v;
+	size_t i;
+
+	if (load_strings(ld, n, "'inputs'", 0, &v, &s->ninputs) < 0)
+		return -1;
+	s->inputs = sb_arena_alloc(&s->arena, (s->ninputs + 1) * sizeof(*s->inputs));
+	if (s->inputs == NULL)
+		return oom(ld);
+	for (i = 0; i < s->ninputs; i++) {
+		const struct sb_ynode *e = n->kids[i];
+		if (v[i][0] == '/')
+			return nerr(ld, e, "inputs entry '%s' is absolute (entries are relative to the spec's directory)",
+				    v[i]);
+		if (strlen(v[i]) >= 1024)
+			return nerr(ld, e, "inputs entry is longer than 1023 bytes");
+		s->inputs[i] = (struct sb_input_pat){ .pat = v[i], .line = e->line, .col = e->col };
+	}
+	return 0;
+}
+
 enum {
 	K_NAME, K_TAG, K_COMMAND, K_PARAMETERS, K_INCLUDE, K_EXCLUDE, K_REPEATS, K_ENV,
-	K_RESULTS, K_METRICS, K_HEARTBEAT, K_SLURM, K_ANALYSIS, K_EARLY_STOP, K_COUNT
+	K_RESULTS, K_METRICS, K_HEARTBEAT, K_SLURM, K_ANALYSIS, K_EARLY_STOP, K_INPUTS, K_COUNT
 };
 
 static const char *const top_keys[K_COUNT] = {
 	"name", "tag", "command", "parameters", "include", "exclude", "repeats", "env",
-	"results", "metrics", "heartbeat", "slurm", "analysis", "early_stop",
+	"results", "metrics", "heartbeat", "slurm", "analysis", "early_stop", "inputs",
 };
 
 static int load_top(struct ld *ld, const struct sb_ynode *root)
@@ -744,6 +769,8 @@ static int load_top(struct ld *ld, const struct sb_ynode *root)
 	if (slot[K_ANALYSIS] != NULL && load_analysis(ld, slot[K_ANALYSIS]) < 0)
 		return -1;
 	if (slot[K_EARLY_STOP] != NULL && sb_spec_load_early_stop(s, slot[K_EARLY_STOP], ld->err) < 0)
+		return -1;
+	if (slot[K_INPUTS] != NULL && load_inputs(ld, slot[K_INPUTS]) < 0)
 		return -1;
 	if (s->group_by == NULL) {
 		s->group_by = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(char *));
@@ -837,5 +864,14 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 	close(fd);
 	s = sb_spec_load_buffer(buf, len, path, err);
 	free(buf);
+	if (s != NULL) {
+		char *dir = sb_spec_dir_of(path);
+		if (sb_spec_set_dir(s, dir) < 0) {
+			sb_error_set(err, SB_ERR_NOMEM, "'%s': out of memory", path);
+			sb_spec_destroy(s);
+			s = NULL;
+		}
+		free(dir);
+	}
 	return s;
 }

@@ -222,6 +222,10 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		verdict(out, SB_CLASS_INVALID, "the log does not verify: %s", sb_log_tail_name(log->tail));
 		return;
 	}
+	if (started && has(SB_LOG_NOTE(log, inputs))) {
+		verdict(out, SB_CLASS_INVALID, "%s", SB_LOG_NOTE(log, inputs));
+		return;
+	}
 	if (exit0 && has(SB_LOG_NOTE(log, changed))) {
 		verdict(out, SB_CLASS_INVALID, "%s", SB_LOG_NOTE(log, changed));
 		return;
@@ -442,6 +446,7 @@ void sb_log_evidence_release(struct sb_log_evidence *l)
 		free(l->notes->not_ok);
 		free(l->notes->changed);
 		free(l->notes->early_stop);
+		free(l->notes->inputs);
 		free(l->notes);
 	}
 	memset(l, 0, sizeof(*l));

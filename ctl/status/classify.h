@@ -22,6 +22,8 @@ struct sb_log_notes {
 	                         exit-0 finish (none when none did) */
 	char *early_stop;     /* finish: an early-stop rule stopped the run, what
 	                         held (ctl/bench/finish.h), or none */
+	char *inputs;         /* start: an input file the job found other than at
+	                         submit (docs/spec.md, "Inputs"), or none */
 };
 
 /* What the run's verified log records show.  The strings are owned by

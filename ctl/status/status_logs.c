@@ -18,12 +18,14 @@
 #include "bench/finish.h"
 #include "bench/index_private.h"
 #include "log/logfiles.h"
+#include "plan/plan_inputs.h"
 #include "base/parallel.h"
 #include "bench/resulthash.h"
 #include "status/spans.h"
 #include "status/status_stages.h"
 #include "proto/benchdir.h"
 #include "proto/filehash.h"
+#include "proto/inputs.h"
 #include "proto/util.h"
 #include "sbench/context.h"
 #include "sbench/log.h"
@@ -93,6 +95,66 @@ static int take_note(struct sb_log_evidence *l, size_t field, char *text)
 }
 
 #define NOTE(f) offsetof(struct sb_log_notes, f)
+
+static const char *hex12(const uint8_t *sha, char out[65])
+{
+	sb_hex_encode(sha, 32, out);
+	out[12] = '\0';
+	return out;
+}
+
+/* The input files the start record hashed against their digests at submit
+ * (the record's table): a note naming the first that differs, and how many
+ * more do.  -1 when out of memory. */
+static int check_inputs(const struct sb_inputs *table, const msgpack_object *o,
+			struct sb_log_evidence *l)
+{
+	char first[SB_INPUTS_MAX_PATH + 400], hex[2][65];
+	size_t bad = 0;
+	uint32_t i;
+
+	if (o == NULL)
+		return 0;
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return note(l, NOTE(inputs), "the start record's inputs are not a map");
+	for (i = 0; i < o->via.map.size; i++) {
+		const msgpack_object *k = &o->via.map.ptr[i].key, *v = &o->via.map.ptr[i].val;
+		const struct sb_input_file *f = NULL;
+		char rel[SB_INPUTS_MAX_PATH];
+		int kl = k->type == MSGPACK_OBJECT_STR && k->via.str.size < sizeof(rel) ?
+			(int)k->via.str.size : -1;
+		if (kl >= 0) {
+			memcpy(rel, k->via.str.ptr, (size_t)kl);
+			rel[kl] = '\0';
+			f = table ? sb_inputs_find(table, rel) : NULL;
+		}
+		if (f && v->type == MSGPACK_OBJECT_BIN && v->via.bin.size == 32 &&
+		    !memcmp(v->via.bin.ptr, f->sha, 32))
+			continue;
+		if (bad++ > 0)
+			continue;
+		if (kl < 0)
+			snprintf(first, sizeof(first), "the start record names an input that is not a path");
+		else if (f == NULL)
+			snprintf(first, sizeof(first), "input '%s' was not an input at submit", rel);
+		else if (v->type == MSGPACK_OBJECT_STR)
+			snprintf(first, sizeof(first), "input '%s' changed after submit: when the job "
+				 "started it was %.*s (sha256 %s at submit)", rel,
+				 (int)(v->via.str.size < 200 ? v->via.str.size : 200), v->via.str.ptr,
+				 hex12(f->sha, hex[0]));
+		else if (v->type == MSGPACK_OBJECT_BIN && v->via.bin.size == 32)
+			snprintf(first, sizeof(first), "input '%s' changed after submit: sha256 %s at "
+				 "submit, %s when the job started", rel, hex12(f->sha, hex[0]),
+				 hex12((const uint8_t *)v->via.bin.ptr, hex[1]));
+		else
+			snprintf(first, sizeof(first), "input '%s' has no digest in the start record", rel);
+	}
+	if (bad == 0)
+		return 0;
+	if (bad == 1)
+		return note(l, NOTE(inputs), "%s", first);
+	return note(l, NOTE(inputs), "%s (and %zu more input%s)", first, bad - 1, bad > 2 ? "s" : "");
+}
 
 /* Progress through the context's callback: only for long reads, and about
  * once per 1,000 steps. */
@@ -415,6 +477,9 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 			a->log.has_start = true;
 			a->log.start_ns = rec->time_ns;
 			if (rec->id.job_id && sb_log_evidence_set_job_id(&a->log, rec->id.job_id) < 0)
+				rc = -1;
+			if (rc == 0 && check_inputs(st->bench->inputs, sb_mp_get(&rec->payload, SB_RK_INPUTS),
+						    &a->log) < 0)
 				rc = -1;
 		} else if (!strcmp(rec->type, SB_RT_FINISH) && !a->log.has_finish) {
 			const msgpack_object *pl = &rec->payload, *mer = sb_mp_get(pl, SB_RK_METRICS_ERROR);

@@ -16,22 +16,6 @@
 #include "sbench/spec.h"
 #include "sbench/submit.h"
 
-char *sb_spec_dir_of(const char *spec_path)
-{
-	char dir[PATH_MAX], real[PATH_MAX], *slash;
-
-	if (snprintf(dir, sizeof(dir), "%s", spec_path) >= (int)sizeof(dir))
-		return NULL;
-	slash = strrchr(dir, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	return realpath(dir, real) ? strdup(real) : NULL;
-}
-
 /* Programs whose first argument that is not an option is a file they run. */
 static bool is_interpreter(const char *prog)
 {

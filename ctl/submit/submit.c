@@ -588,10 +588,17 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		return -1;
 	}
 	spec = sb_spec_load_buffer(source, len, spec_path, err);
+	spec_dir = sb_spec_dir_of(spec_path);
+	if (spec && sb_spec_set_dir(spec, spec_dir) < 0) {
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		sb_spec_destroy(spec);
+		spec = NULL;
+	}
 	plan = spec ? sb_plan_create(spec, err) : NULL;
 	if (plan == NULL) {
 		sb_spec_destroy(spec);
 		free(source);
+		free(spec_dir);
 		return -1;
 	}
 	/* a command that names a file next to the spec finds none in its run
@@ -602,6 +609,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		sb_plan_destroy(plan);
 		sb_spec_destroy(spec);
 		free(source);
+		free(spec_dir);
 		return -1;
 	}
 	sb_provenance_collect(spec_path, &prov);
@@ -637,7 +645,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		/* creating the directory takes the lock too: look before */
 		res->waited = guess && lock_is_held(guess, ctx);
 		free(guess);
-		bn.spec_dir = spec_dir = sb_spec_dir_of(spec_path);
+		bn.spec_dir = spec_dir;
 		int made = sb_bench_create(&bn, &dir, &existed, err);
 		if (made == -2)
 			sb_error_recode(err, SB_ERR_INPUT); /* a refused directory, as everywhere */

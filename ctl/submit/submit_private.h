@@ -16,10 +16,6 @@
 /* How long an sbatch may still run after sbctl was interrupted. */
 #define SB_SUBMIT_INTERRUPT_WAIT_MS 30000
 
-/* The absolute directory of the spec file at spec_path (malloc'd), or
- * NULL when it cannot be resolved. */
-char *sb_spec_dir_of(const char *spec_path);
-
 /* The children of attempt 0 of b: every child without a reuse record, in
  * order, into *children (malloc'd; its old value freed) and *n; *reused
  * (may be NULL) the number reused. */

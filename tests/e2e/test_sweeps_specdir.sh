@@ -78,12 +78,19 @@ results: [metrics.json]'
 "$SBCTL" wait shelled --interval 0.2 --timeout 60 > /dev/null
 expect "a shell string with {spec_dir} in a directory with a space and a quote works" "$?" 0
 
-# ---- digests do not depend on where the spec lives -------------------------------
+# ---- digests do not depend on where the spec lives, only on what is there --------
+# (the code the command names is part of a child: a copy of the spec
+# with a copy of its train.py is the same benchmark; without it, another)
 mkdir -p "$T_ROOT/other/place"
 cp fixed.yaml "$T_ROOT/other/place/copy.yaml"
 "$SBCTL" plan fixed.yaml --json > p1.json
+(cd "$T_ROOT/other" && "$SBCTL" plan place/copy.yaml --json) > p0.json
+expect "a copy of the spec without its script: other digests" \
+	"$(cmp -s p1.json p0.json || echo differ)" differ
+cp train.py "$T_ROOT/other/place/train.py"
 (cd "$T_ROOT/other" && "$SBCTL" plan place/copy.yaml --json) > p2.json
-expect "two copies in two directories: the same plan, digests and all" "$(cmp p1.json p2.json && echo same)" same
+expect "two copies in two directories, each with the same script: the same plan, digests and all" \
+	"$(cmp p1.json p2.json && echo same)" same
 expect_match "the command keeps {spec_dir} as written" "$(jq -c '.children[0].command' p1.json)" '"\{spec_dir\}/train.py"'
 (cd "$T_ROOT/other" && "$SBCTL" submit place/copy.yaml --json) > c.json 2>/dev/null
 expect "submitting the copy finds the same benchmark" "$(jqf c.json '"\(.benchmark.dir) \(.already_submitted)"')" "$dir true"
