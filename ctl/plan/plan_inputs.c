@@ -493,3 +493,30 @@ const struct sb_input_set *sb_inputs_get_set(const struct sb_inputs *in, uint32_
 {
 	return id == UINT32_MAX ? NULL : &in->sets[id];
 }
+
+int sb_inputs_compare(const struct sb_inputs *a, const struct sb_inputs *b, sb_inputs_diff_fn *fn,
+		      void *arg)
+{
+	int n = 0, rc;
+
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const struct sb_input_file *f = &a->files[i], *g;
+		if (f->absent)
+			continue;
+		g = sb_inputs_find(b, f->rel);
+		if (g && !memcmp(f->sha, g->sha, sizeof(f->sha)))
+			continue;
+		if ((rc = fn(arg, f->rel, f->sha, g ? g->sha : NULL)) < 0)
+			return rc;
+		n++;
+	}
+	for (size_t i = 0; i < b->nfiles; i++) {
+		const struct sb_input_file *g = &b->files[i];
+		if (g->absent || sb_inputs_find(a, g->rel) != NULL)
+			continue;
+		if ((rc = fn(arg, g->rel, NULL, g->sha)) < 0)
+			return rc;
+		n++;
+	}
+	return n;
+}

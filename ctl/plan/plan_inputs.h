@@ -68,6 +68,17 @@ const struct sb_input_set *sb_inputs_get_set(const struct sb_inputs *in, uint32_
 /* The file of rel, or NULL (an absent one too). */
 const struct sb_input_file *sb_inputs_find(const struct sb_inputs *in, const char *rel);
 
+/* One file that differs between two tables: its path, and its digest in
+ * each (NULL where it is no input). */
+typedef int sb_inputs_diff_fn(void *arg, const char *rel, const uint8_t *a, const uint8_t *b);
+
+/* Calls fn for each file whose digest differs between a and b (a file in
+ * one only counts), those of a first, each in the table's order; a non-zero
+ * return of fn stops and is returned.  Returns the number of calls made, or
+ * the stopping value when negative. */
+int sb_inputs_compare(const struct sb_inputs *a, const struct sb_inputs *b, sb_inputs_diff_fn *fn,
+		      void *arg);
+
 /* Plans spec with this table (a recorded one: the plan of an open
  * benchmark).  The plan borrows the table, which must outlive it. */
 struct sb_plan *sb_plan_create_inputs(const struct sb_spec *spec, struct sb_inputs *in,

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/plan_inputs.h"
 #include "plan/settings.h"
 #include "proto/json.h"
+#include "proto/util.h"
 
 static char *dup_or_null(const char *s, bool *failed)
 {
@@ -363,4 +365,39 @@ void sb_setting_diffs_release(struct sb_setting_diffs *d)
 	}
 	free(d->v);
 	memset(d, 0, sizeof(*d));
+}
+
+struct input_diffs {
+	const char *prev, *bench;
+	struct sb_setting_diffs *out;
+	struct sb_error *err;
+};
+
+static int input_diff(void *arg, const char *rel, const uint8_t *was, const uint8_t *now)
+{
+	struct input_diffs *d = arg;
+	char a[65], b[65], *key = fmt("inputs/%s", rel);
+	struct value va = { .s = was ? a : NULL }, vb = { .s = now ? b : NULL };
+	int rc;
+
+	if (was)
+		sb_hex_encode(was, 32, a);
+	if (now)
+		sb_hex_encode(now, 32, b);
+	rc = key ? add_diff(d->out, key, &va, &vb,
+			    fmt("the code changed since %s: the children that read it are new "
+				"children of %s (none reused from there, and analysed apart)",
+				d->prev, d->bench), d->err)
+		 : sb_error_set(d->err, SB_ERR_NOMEM, "out of memory");
+	free(key);
+	return rc;
+}
+
+int sb_settings_diff_inputs(const struct sb_inputs *was, const struct sb_inputs *now,
+			    const char *prev, const char *bench, struct sb_setting_diffs *out,
+			    struct sb_error *err)
+{
+	struct input_diffs d = { prev, bench, out, err };
+
+	return sb_inputs_compare(was, now, input_diff, &d) < 0 ? -1 : 0;
 }

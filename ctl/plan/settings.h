@@ -79,6 +79,15 @@ int sb_settings_diff(const struct sb_spec *stored, const struct sb_attempt_setti
 		     struct sb_setting_diffs *out, struct sb_error *err);
 void sb_setting_diffs_release(struct sb_setting_diffs *d);
 
+struct sb_inputs;
+/* The input files of a new benchmark (now) that differ from those of an
+ * earlier one of its name (was: `prev`, its name and digest), appended to
+ * out as keys "inputs/<path>" with the SHA-256 of each side (null where
+ * it is no input) and what follows: its children are new. */
+int sb_settings_diff_inputs(const struct sb_inputs *was, const struct sb_inputs *now,
+			    const char *prev, const char *bench, struct sb_setting_diffs *out,
+			    struct sb_error *err);
+
 struct sb_json;
 /* Writes v as a JSON value. */
 void sb_setting_value_json(struct sb_json *j, const struct sb_setting_value *v);

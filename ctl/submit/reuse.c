@@ -17,6 +17,7 @@
 #include "proto/benchdir.h"
 #include "proto/filehash.h"
 #include "proto/mpcheck.h"
+#include "plan/plan_inputs.h"
 #include "proto/util.h"
 #include "sbench/context.h"
 #include "sbench/plan.h"
@@ -230,4 +231,74 @@ done:
 	free(taken);
 	sb_child_destroy(child);
 	return rc;
+}
+
+struct code_diff {
+	char first[SB_ERROR_MAX / 2];
+};
+
+static int first_diff(void *arg, const char *rel, const uint8_t *there, const uint8_t *here)
+{
+	struct code_diff *d = arg;
+	char a[65], b[65];
+
+	if (d->first[0])
+		return 0;
+	if (there)
+		sb_hex_encode(there, 32, a);
+	if (here)
+		sb_hex_encode(here, 32, b);
+	if (there && here)
+		snprintf(d->first, sizeof(d->first), "'%.300s' differs (sha256 %.12s there, %.12s here)",
+			 rel, a, b);
+	else
+		snprintf(d->first, sizeof(d->first), "'%.300s' is an input %s only", rel,
+			 there ? "there" : "here");
+	return 0;
+}
+
+int sb_reuse_check_code(const struct sb_ctx *ctx, const char *from, const struct sb_plan *plan,
+			struct sb_error *err)
+{
+	struct sb_bench *src = sb_bench_find(ctx, from, err);
+	struct sb_inputs *none = sb_inputs_create(NULL);
+	const struct sb_inputs *here = sb_plan_inputs(plan);
+	struct code_diff d = { { 0 } };
+	int n, rc = 0;
+
+	if (src == NULL || none == NULL) {
+		sb_inputs_destroy(none);
+		if (src == NULL)
+			return sb_error_prefix(err, "--reuse-from");
+		sb_bench_destroy(src);
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
+	n = sb_inputs_compare(src->inputs ? src->inputs : none, here ? here : none, first_diff, &d);
+	if (n > 0)
+		rc = sb_error_set(err, SB_ERR_INPUT, "--reuse-from %s: its children ran other code "
+				  "than this spec's: %s (%d input%s differ%s); a child's digest covers "
+				  "its code, so none could be reused (submit without --reuse-from, or "
+				  "with the code %.12s ran)", from, d.first, n, n > 1 ? "s" : "",
+				  n > 1 ? "" : "s", src->digest);
+	sb_bench_destroy(src);
+	sb_inputs_destroy(none);
+	return rc;
+}
+
+struct sb_bench *sb_reuse_previous(const struct sb_ctx *ctx, const struct sb_bench *b)
+{
+	struct candidates cands = { .name = b->name, .self = b->digest };
+	struct sb_bench *prev = NULL;
+	struct sb_index *idx;
+
+	if (ctx && sb_ctx_index(ctx) && (idx = sb_index_open(sb_ctx_index(ctx), NULL, NULL)) != NULL) {
+		sb_index_each_bench(idx, collect, &cands, NULL);
+		sb_index_close(idx);
+	}
+	if (!cands.failed && cands.n > 0)
+		prev = sb_bench_open(cands.dirs[cands.n - 1], NULL);
+	for (size_t i = 0; i < cands.n; i++)
+		free(cands.dirs[i]);
+	free(cands.dirs);
+	return prev;
 }

@@ -27,4 +27,16 @@ struct sb_ctx;
 int sb_reuse_find(const struct sb_ctx *ctx, const struct sb_bench *b, const char *from,
 		  bool dry_run, struct sb_reuses *out, struct sb_error *err);
 
+/* The newest other benchmark of b's name the local index knows, opened,
+ * or NULL (none, or it cannot be opened). */
+struct sb_bench *sb_reuse_previous(const struct sb_ctx *ctx, const struct sb_bench *b);
+
+struct sb_plan;
+/* --reuse-from across other code is refused before anything is made: 0
+ * when the benchmark from names has the input files of plan (the same
+ * digests, or both none); -1 with an input error naming the first file
+ * that differs and how many more do, or when from names no benchmark. */
+int sb_reuse_check_code(const struct sb_ctx *ctx, const char *from, const struct sb_plan *plan,
+			struct sb_error *err);
+
 #endif

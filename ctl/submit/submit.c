@@ -461,6 +461,12 @@ static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_resul
 {
 	for (size_t d = 0; d < res->diffs.n; d++) {
 		const struct sb_setting_diff *x = &res->diffs.v[d];
+		if (!strncmp(x->key, "inputs/", 7)) {
+			sb_ctx_warn(ctx, "note: input '%s' has sha256 %.12s, %.12s before: %s", x->key + 7,
+				    x->spec_v.kind ? x->spec_v.v[0] : "(no input)",
+				    x->stored_v.kind ? x->stored_v.v[0] : "(no input)", x->advice);
+			continue;
+		}
 		sb_ctx_warn(ctx, "warning: the spec changes %s from %s to %s, which benchmark %s (%.12s) "
 			    "does not take: %s", x->key, x->stored, x->spec, res->name, res->digest,
 			    x->advice);
@@ -468,6 +474,26 @@ static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_resul
 	if (res->settings_taken)
 		sb_ctx_warn(ctx, "none of the job arrays of %s (%.12s) was accepted before: it is "
 			    "submitted with the spec's sbatch settings now", res->name, res->digest);
+}
+
+/* A new benchmark whose code differs from the newest other one of its name:
+ * the input files that differ, among the differences (warned as notes). */
+static int code_differences(const struct sb_ctx *ctx, const struct sb_bench *b,
+			    struct sb_submit_result *res, struct sb_error *err)
+{
+	struct sb_bench *prev = sb_reuse_previous(ctx, b);
+	char was[200], now[200];
+	int rc;
+
+	if (prev == NULL || prev->inputs == NULL || b->inputs == NULL) {
+		sb_bench_destroy(prev);
+		return 0;
+	}
+	snprintf(was, sizeof(was), "%s (%.12s)", prev->name, prev->digest);
+	snprintf(now, sizeof(now), "%s (%.12s)", b->name, b->digest);
+	rc = sb_settings_diff_inputs(prev->inputs, b->inputs, was, now, &res->diffs, err);
+	sb_bench_destroy(prev);
+	return rc;
 }
 
 /* Under the lock of b, just created: the children proven in earlier
@@ -612,6 +638,14 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		free(spec_dir);
 		return -1;
 	}
+	if (opts && opts->reuse_from && !opts->no_reuse &&
+	    sb_reuse_check_code(ctx, opts->reuse_from, plan, err) < 0) {
+		sb_plan_destroy(plan);
+		sb_spec_destroy(spec);
+		free(source);
+		free(spec_dir);
+		return -1;
+	}
 	sb_provenance_collect(spec_path, &prov);
 	if (sb_provenance_dirty_warning(&prov, spec_path, warn.msg, sizeof(warn.msg)))
 		sb_ctx_warn(ctx, "%s", warn.msg);
@@ -707,6 +741,8 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		rc = 0;
 		if (!existed && !(opts && opts->no_reuse))
 			rc = record_reuses(ctx, b, opts ? opts->reuse_from : NULL, err);
+		if (rc == 0 && !existed)
+			rc = code_differences(ctx, b, res, err);
 		else if (existed && opts && opts->reuse_from)
 			sb_ctx_warn(ctx, "warning: --reuse-from is not used: benchmark %s (%.12s) exists, and "
 				    "what it reuses was decided when it was created", b->name, b->digest);

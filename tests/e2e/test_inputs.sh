@@ -84,6 +84,33 @@ expect "benchmark.json records the inputs" \
 "$SBCTL" log "$(log_of "$dir1" 0)" --json | jq -c 'select(.type=="start") | .inputs | keys' > in.json
 expect "the signed start record has the inputs the job found" "$(cat in.json)" '["lib/util.py","train.py"]'
 
+# ---- the code changes, the spec is submitted again: new children ----------------
+sed -i 's/VERSION = 1/VERSION = 2/' train.py
+write_spec code2.yaml "$(printf '%s\n' "$spec" | sed 's/lr: \[0.1, 0.2\]/lr: [0.1, 0.2, 0.3]/')"
+"$SBCTL" submit code2.yaml --reuse-from "$dir1" > /dev/null 2> rf.err
+expect "--reuse-from a benchmark that ran other code: refused (exit 2)" "$?" 2
+expect_match "it names the file and says why" "$(cat rf.err)" \
+	"^sbctl submit: --reuse-from .*: its children ran other code than this spec's: 'train.py' differs \(sha256 [0-9a-f]{12} there, [0-9a-f]{12} here\) \(1 input differs\); a child's digest covers its code, so none could be reused"
+expect "nothing was made by the refused submit" "$(ls "$SB_ROOT" | wc -l)" 1
+"$SBCTL" submit code2.yaml --json > s4.json 2> s4.err
+expect "the grown sweep with new code submits (exit 0)" "$?" 0
+dir4=$(jqf s4.json .benchmark.dir)
+expect "nothing is reused: every child runs the new code" "$(jqf s4.json .reused)" 0
+expect "the changed script is among the differences" \
+	"$(jq -c '[.differences[] | select(.key | startswith("inputs/")) | .key]' s4.json)" '["inputs/train.py"]'
+expect "with both digests" "$(jq -r '.differences[0] | "\(.stored|length) \(.spec|length)"' s4.json)" "64 64"
+expect_match "and what follows" "$(jqf s4.json '.differences[0].advice')" "^the code changed since code \([0-9a-f]{12}\): the children that read it are new children"
+expect_match "submit says so on stderr" "$(cat s4.err)" "note: input 'train.py' has sha256 [0-9a-f]{12}, [0-9a-f]{12} before: the code changed"
+"$SBCTL" wait "$dir4" --interval 0.2 --timeout 60 > /dev/null
+expect "the new children succeed" "$?" 0
+expect "analyze of the new benchmark: the new code's results alone" \
+	"$("$SBCTL" analyze "$dir4" --json | jq -c '[.groups[] | .n, .metrics.acc.mean]')" "[1,1.8,1,1.8,1,1.8]"
+sed -i 's/VERSION = 2/VERSION = 1/' train.py
+"$SBCTL" submit code2.yaml --json > s5.json 2> /dev/null
+expect "the old code back: its two children are reused, one runs" "$(jqf s5.json .reused)" 2
+"$SBCTL" wait "$(jqf s5.json .benchmark.dir)" --interval 0.2 --timeout 60 > /dev/null
+expect "... and all three succeed" "$?" 0
+
 # ---- the code changes while the array waits: caught at start, named ------------
 # One CPU: child 0 runs (and waits for a go file), child 1 is pending
 # meanwhile; run.sh is replaced (a new file: the running bash keeps its own).
