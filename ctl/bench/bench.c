@@ -238,8 +238,9 @@ static int encode_record(const struct sb_bench_new *n, struct sb_canon *c, struc
 	sb_canon_key_cstr(c, "cluster", n->cfg->cluster[0] ? n->cfg->cluster : NULL);
 	sb_canon_cstr(c, "git");
 	if (p->has_git) {
-		sb_canon_map(c, 3);
+		sb_canon_map(c, 4);
 		sb_canon_key_cstr(c, "commit", p->git_commit[0] ? p->git_commit : NULL);
+		sb_canon_key_cstr(c, "diff_sha256", p->git_diff_sha256[0] ? p->git_diff_sha256 : NULL);
 		sb_canon_cstr(c, "dirty");
 		sb_canon_bool(c, p->git_dirty);
 		sb_canon_key_cstr(c, "root", p->git_root);

@@ -71,6 +71,8 @@ void sb_report_provenance(struct sb_report *r)
 			d && d->type == MSGPACK_OBJECT_BOOLEAN
 			? (d->via.boolean ? "<b class=\"warn\">dirty</b> (uncommitted changes)" : "clean")
 			: "<span class=\"dim\">unknown</span>");
+		if (sb_mp_get(git, "diff_sha256") && sb_mp_get(git, "diff_sha256")->type == MSGPACK_OBJECT_STR)
+			row(out, "uncommitted changes (sha256 of git diff HEAD)", git, "diff_sha256");
 	} else {
 		fputs("<tr><th>git</th><td><span class=\"dim\">the spec was in no git work tree</span>"
 		      "</td></tr>\n", out);

@@ -6,7 +6,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "base/proc.h"
+#include "proto/util.h"
 #include "spec/provenance.h"
 
 /* Runs git -C dir ARGS...; returns its stdout (first line, trimmed) in buf,
@@ -32,6 +35,36 @@ static int git(const char *dir, char *const args[], char *buf, size_t size, int 
 	}
 	sb_proc_result_release(&res);
 	return rc;
+}
+
+static int sha_sink(void *arg, const char *data, size_t len)
+{
+	return EVP_DigestUpdate(arg, data, len) == 1 ? 0 : -1;
+}
+
+/* The SHA-256 of the uncommitted changes to tracked files (`git diff
+ * HEAD`, binary changes included) into hex, or "" when it cannot be had. */
+static void diff_digest(const char *dir, char hex[65])
+{
+	char *argv[] = { "git", "-C", (char *)dir, "diff", "HEAD", "--binary", "--no-color",
+			 "--no-ext-diff", "--no-textconv", NULL };
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	struct sb_proc_opts o = { .max_output = 1 << 16, .timeout_ms = 30000, .out_sink = sha_sink,
+				  .out_sink_arg = ctx };
+	struct sb_proc_result res;
+	uint8_t sha[32];
+
+	hex[0] = '\0';
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return;
+	}
+	if (sb_proc_run_opts(argv, &o, &res, NULL) == 0) {
+		if (res.exit_code == 0 && res.sink_rc == 0 && EVP_DigestFinal_ex(ctx, sha, NULL) == 1)
+			sb_hex_encode(sha, sizeof(sha), hex);
+		sb_proc_result_release(&res);
+	}
+	EVP_MD_CTX_free(ctx);
 }
 
 void sb_provenance_collect(const char *spec_path, struct sb_provenance *p)
@@ -63,6 +96,8 @@ void sb_provenance_collect(const char *spec_path, struct sb_provenance *p)
 	if (git(dir, (char *[]){ "status", "--porcelain", "--untracked-files=no", NULL }, NULL, 0,
 		&dirty) == 0)
 		p->git_dirty = dirty || p->git_commit[0] == '\0';
+	if (dirty && p->git_commit[0])
+		diff_digest(dir, p->git_diff_sha256);
 	/* a spec that is not in the repository is not described by its commit */
 	snprintf(base, sizeof(base), "%s", spec_path);
 	if (git(dir, (char *[]){ "ls-files", "--error-unmatch", "--", basename(base), NULL }, NULL, 0,

@@ -15,6 +15,7 @@ struct sb_provenance {
 	int has_git;          /* the spec lies in a git work tree */
 	char git_commit[64];  /* HEAD, "" when the repository has no commit yet */
 	int git_dirty;        /* tracked files differ from HEAD */
+	char git_diff_sha256[65]; /* SHA-256 of `git diff HEAD` when dirty, else "" */
 	char git_root[PATH_MAX];
 };
 

@@ -21,6 +21,7 @@ expect "clean tree: submit says nothing" "$(grep -c warning submit.err)" 0
 dir=$(jqf s.json .benchmark.dir)
 expect "record names the commit" "$(jq -r .provenance.git.commit "$dir/benchmark.json")" "$commit"
 expect "record says clean" "$(jq -r .provenance.git.dirty "$dir/benchmark.json")" false
+expect "a clean tree has no diff digest" "$(jq -r .provenance.git.diff_sha256 "$dir/benchmark.json")" null
 expect "record names the repository" "$(jq -r .provenance.git.root "$dir/benchmark.json")" "$(cd "$repo" && pwd -P)"
 expect "record names the sbctl version" "$(jq -r .provenance.sbctl_version "$dir/benchmark.json")" \
 	"$("$SBCTL" --version | cut -d' ' -f2)"
@@ -37,6 +38,9 @@ expect_match "dirty tree: plan warns" "$(cat plan.err)" "warning: the repository
 "$SBCTL" submit spec2.yaml --json > s.json 2> submit.err
 expect_match "dirty tree: submit warns" "$(cat submit.err)" "warning: the repository"
 expect "record says dirty" "$(jq -r .provenance.git.dirty "$(jqf s.json .benchmark.dir)/benchmark.json")" true
+expect "record has the digest of the uncommitted changes" \
+	"$(jq -r .provenance.git.diff_sha256 "$(jqf s.json .benchmark.dir)/benchmark.json")" \
+	"$(git diff HEAD --binary --no-color --no-ext-diff --no-textconv | sha256sum | cut -c1-64)"
 
 # a spec that is not committed is not described by the commit
 git checkout -q other.txt
