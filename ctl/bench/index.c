@@ -29,8 +29,8 @@
 enum cached_stmt { Q_GET_HEAD, Q_PUT_HEAD, Q_GET_HASH, Q_PUT_HASH, Q_COUNT };
 
 static const char *const cached_sql[Q_COUNT] = {
-	[Q_GET_HEAD] = "SELECT count, tag FROM head WHERE bench = ?1 AND log = ?2",
-	[Q_PUT_HEAD] = "INSERT OR REPLACE INTO head(bench, log, count, tag) VALUES(?1, ?2, ?3, ?4)",
+	[Q_GET_HEAD] = "SELECT count, tag FROM loghead WHERE dir = ?1 AND log = ?2",
+	[Q_PUT_HEAD] = "INSERT OR REPLACE INTO loghead(dir, log, count, tag) VALUES(?1, ?2, ?3, ?4)",
 	[Q_GET_HASH] = "SELECT sha256 FROM filehash WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3"
 		       " AND ctime_ns = ?4 AND ino = ?5",
 	[Q_PUT_HASH] = "INSERT OR REPLACE INTO filehash(path, size, mtime_ns, ctime_ns, ino, sha256)"
@@ -49,22 +49,37 @@ struct sb_index {
 
 static const char schema[] =
 	"PRAGMA journal_mode=DELETE;"
-	"CREATE TABLE IF NOT EXISTS bench("
-	" digest TEXT PRIMARY KEY, name TEXT NOT NULL, dir TEXT NOT NULL,"
-	" created_ns INTEGER NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS bench_name ON bench(name);"
-	/* beside bench (an index made by an older sbctl has bench already):
-	 * what `sbctl list` shows besides the name and place */
-	"CREATE TABLE IF NOT EXISTS bench_meta("
-	" digest TEXT PRIMARY KEY, tag TEXT, children INTEGER NOT NULL DEFAULT 0,"
+	/* one row per benchmark directory: two copies of a benchmark (the same
+	 * digest under two roots) are two rows, each with its own heads */
+	"CREATE TABLE IF NOT EXISTS benchdir("
+	" dir TEXT PRIMARY KEY, digest TEXT NOT NULL, name TEXT NOT NULL,"
+	" created_ns INTEGER NOT NULL, tag TEXT, children INTEGER NOT NULL DEFAULT 0,"
 	" counts TEXT, counts_ns INTEGER);"
-	"CREATE TABLE IF NOT EXISTS head("
-	" bench TEXT NOT NULL, log TEXT NOT NULL, count INTEGER NOT NULL,"
-	" tag BLOB NOT NULL, PRIMARY KEY(bench, log));"
+	"CREATE INDEX IF NOT EXISTS benchdir_name ON benchdir(name);"
+	"CREATE INDEX IF NOT EXISTS benchdir_digest ON benchdir(digest);"
+	"CREATE TABLE IF NOT EXISTS loghead("
+	" dir TEXT NOT NULL, log TEXT NOT NULL, count INTEGER NOT NULL,"
+	" tag BLOB NOT NULL, PRIMARY KEY(dir, log));"
 	"CREATE TABLE IF NOT EXISTS filehash("
 	" path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"
 	" ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, sha256 BLOB NOT NULL);";
 
+/* An index of an older sbctl kept one row per digest (bench, bench_meta)
+ * and heads by digest (head): its rows move to the tables above, each
+ * under the directory its row named, once. */
+static const char migrate_sql[] =
+	"BEGIN IMMEDIATE;"
+	"CREATE TABLE IF NOT EXISTS bench_meta(digest TEXT PRIMARY KEY, tag TEXT,"
+	" children INTEGER NOT NULL DEFAULT 0, counts TEXT, counts_ns INTEGER);"
+	"CREATE TABLE IF NOT EXISTS head(bench TEXT NOT NULL, log TEXT NOT NULL,"
+	" count INTEGER NOT NULL, tag BLOB NOT NULL, PRIMARY KEY(bench, log));"
+	"INSERT OR IGNORE INTO benchdir(dir, digest, name, created_ns, tag, children, counts,"
+	" counts_ns) SELECT b.dir, b.digest, b.name, b.created_ns, m.tag, COALESCE(m.children, 0),"
+	" m.counts, m.counts_ns FROM bench b LEFT JOIN bench_meta m ON m.digest = b.digest;"
+	"INSERT OR IGNORE INTO loghead(dir, log, count, tag)"
+	" SELECT b.dir, h.log, h.count, h.tag FROM head h JOIN bench b ON b.digest = h.bench;"
+	"DROP TABLE head; DROP TABLE bench_meta; DROP TABLE bench;"
+	"COMMIT;";
 
 static int db_error(sqlite3 *db, struct sb_error *err, const char *what)
 {
@@ -104,6 +119,19 @@ static int check_locks(const char *path, struct sb_error *err)
 	return rc;
 }
 
+/* Whether the index still has an older sbctl's table of benchmarks. */
+static bool has_old_tables(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	bool has = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bench'",
+			       -1, &st, NULL) == SQLITE_OK)
+		has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
 static int try_open(const char *path, sqlite3 **out, int *corrupt, struct sb_error *err)
 {
 	sqlite3 *db = NULL;
@@ -115,6 +143,9 @@ static int try_open(const char *path, sqlite3 **out, int *corrupt, struct sb_err
 		sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
 		rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
 	}
+	if (rc == SQLITE_OK && has_old_tables(db) &&
+	    (rc = sqlite3_exec(db, migrate_sql, NULL, NULL, NULL)) != SQLITE_OK)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	if (rc == SQLITE_OK) {
 		*out = db;
 		return 0;
@@ -263,32 +294,28 @@ int sb_index_put_bench(struct sb_index *idx, const struct sb_index_bench *b,
 		       struct sb_error *err)
 {
 	sqlite3_stmt *st = prepare(idx,
-		"INSERT INTO bench(digest, name, dir, created_ns) VALUES(?1, ?2, ?3, ?4)"
-		" ON CONFLICT(digest) DO UPDATE SET dir = excluded.dir", err);
+		"INSERT INTO benchdir(dir, digest, name, created_ns, tag, children)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(dir) DO UPDATE SET"
+		" digest = excluded.digest, name = excluded.name, created_ns = excluded.created_ns,"
+		" tag = excluded.tag, children = excluded.children,"
+		" counts = CASE WHEN digest = excluded.digest THEN counts END,"
+		" counts_ns = CASE WHEN digest = excluded.digest THEN counts_ns END", err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, b->digest, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, b->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, b->dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, b->dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, b->digest, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, b->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, b->created_ns);
-	if (exec_done(idx, st, err) < 0)
-		return -1;
-	st = prepare(idx, "INSERT INTO bench_meta(digest, tag, children) VALUES(?1, ?2, ?3)"
-		     " ON CONFLICT(digest) DO UPDATE SET tag = excluded.tag, children = excluded.children",
-		     err);
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, b->digest, -1, SQLITE_STATIC);
 	if (b->tag)
-		sqlite3_bind_text(st, 2, b->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, b->tag, -1, SQLITE_STATIC);
 	else
-		sqlite3_bind_null(st, 2);
-	sqlite3_bind_int64(st, 3, b->children);
+		sqlite3_bind_null(st, 5);
+	sqlite3_bind_int64(st, 6, b->children);
 	return exec_done(idx, st, err);
 }
 
-int sb_index_put_counts(struct sb_index *idx, const char *digest, const size_t *counts,
+int sb_index_put_counts(struct sb_index *idx, const char *dir, const size_t *counts,
 			int64_t time_ns, struct sb_error *err)
 {
 	char text[SB_CLASS_COUNT * 24 + 1];
@@ -297,39 +324,30 @@ int sb_index_put_counts(struct sb_index *idx, const char *digest, const size_t *
 
 	for (int c = 0; c < SB_CLASS_COUNT; c++)
 		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%zu", c ? " " : "", counts[c]);
-	st = prepare(idx, "INSERT INTO bench_meta(digest, counts, counts_ns) VALUES(?1, ?2, ?3)"
-		     " ON CONFLICT(digest) DO UPDATE SET counts = excluded.counts,"
-		     " counts_ns = excluded.counts_ns", err);
+	st = prepare(idx, "UPDATE benchdir SET counts = ?2, counts_ns = ?3 WHERE dir = ?1", err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, dir, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, time_ns);
 	return exec_done(idx, st, err);
 }
 
-int sb_index_forget_bench(struct sb_index *idx, const char *digest, struct sb_error *err)
+int sb_index_forget_bench(struct sb_index *idx, const char *dir, struct sb_error *err)
 {
-	sqlite3_stmt *st = prepare(idx, "DELETE FROM bench WHERE digest = ?1", err);
-	int n;
+	sqlite3_stmt *st = prepare(idx, "DELETE FROM benchdir WHERE dir = ?1", err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, dir, -1, SQLITE_STATIC);
 	if (exec_done(idx, st, err) < 0)
 		return -1;
-	n = sqlite3_changes(idx->db);
-	if ((st = prepare(idx, "DELETE FROM bench_meta WHERE digest = ?1", err)) == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
-	if (exec_done(idx, st, err) < 0)
-		return -1;
-	return n > 0;
+	return sqlite3_changes(idx->db) > 0;
 }
 
 /* The columns every lookup selects, in row_to_bench's order. */
-#define BENCH_COLUMNS "b.digest, b.name, b.dir, b.created_ns, m.tag, m.children, m.counts, m.counts_ns" \
-	" FROM bench b LEFT JOIN bench_meta m ON m.digest = b.digest"
+#define BENCH_COLUMNS "b.digest, b.name, b.dir, b.created_ns, b.tag, b.children, b.counts, b.counts_ns" \
+	" FROM benchdir b"
 
 static char *dup_col(sqlite3_stmt *st, int col)
 {
@@ -404,7 +422,7 @@ static int find_by_name(struct sb_index *idx, const char *query, struct sb_index
 			size_t *named, struct sb_error *err)
 {
 	sqlite3_stmt *st = prepare(idx, "SELECT " BENCH_COLUMNS " WHERE b.name = ?1"
-				   " ORDER BY b.created_ns DESC, b.digest DESC", err);
+				   " ORDER BY b.created_ns DESC, b.digest DESC, b.dir DESC", err);
 	int rc;
 
 	*named = 0;
@@ -429,10 +447,11 @@ static int find_by_name(struct sb_index *idx, const char *query, struct sb_index
 int sb_index_find_bench(struct sb_index *idx, const char *query, struct sb_index_bench *out,
 			size_t *named, struct sb_error *err)
 {
-	char names[512] = "";
-	size_t used = 0, nnamed;
+	char *names = NULL;
+	size_t nlen = 0, nnamed;
 	int found = 0, rc;
 	sqlite3_stmt *st;
+	FILE *list;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = find_by_name(idx, query, out, named ? named : &nnamed, err)) != 0)
@@ -440,32 +459,43 @@ int sb_index_find_bench(struct sb_index *idx, const char *query, struct sb_index
 	if (!is_hex_prefix(query))
 		return 0;
 	st = prepare(idx, "SELECT " BENCH_COLUMNS " WHERE substr(b.digest, 1, length(?1)) = ?1"
-		     " ORDER BY b.created_ns, b.digest", err);
+		     " ORDER BY b.created_ns, b.digest, b.dir", err);
 	if (st == NULL)
 		return -1;
+	if ((list = open_memstream(&names, &nlen)) == NULL) {
+		sqlite3_finalize(st);
+		return sb_error_set(err, SB_ERR_NOMEM, "local index: out of memory");
+	}
 	sqlite3_bind_text(st, 1, query, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		const char *digest = (const char *)sqlite3_column_text(st, 0);
 		if (found == 0 && row_to_bench(st, out) < 0) {
 			sqlite3_finalize(st);
+			fclose(list);
+			free(names);
 			return sb_error_set(err, SB_ERR_NOMEM, "local index: out of memory");
 		}
-		if (used < sizeof(names))
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s-%.12s",
-						 found ? ", " : "", name, digest);
+		fprintf(list, "%s%s-%.12s in %s", found ? ", " : "", (const char *)sqlite3_column_text(st, 1),
+			(const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
 		found++;
 	}
 	sqlite3_finalize(st);
+	if (fclose(list) != 0)
+		names = NULL;
 	if (rc != SQLITE_DONE) {
 		sb_index_bench_release(out);
+		free(names);
 		return db_error(idx->db, err, "lookup");
 	}
 	if (found > 1) {
 		sb_index_bench_release(out);
-		return sb_errorf(err, "digest prefix '%s' matches %d benchmarks (%s): give a longer "
-				 "one or the benchmark directory", query, found, names);
+		rc = sb_error_set(err, SB_ERR_INPUT, "digest prefix '%s' matches %d benchmark "
+				  "directories (%s): give a "
+			       "longer one or the benchmark directory", query, found,
+			       names ? names : "(out of memory)");
+		free(names);
+		return rc;
 	}
+	free(names);
 	return found;
 }
 
@@ -474,7 +504,7 @@ int sb_index_each_bench(struct sb_index *idx,
 			void *arg, struct sb_error *err)
 {
 	sqlite3_stmt *st = prepare(idx,
-		"SELECT " BENCH_COLUMNS " ORDER BY b.created_ns, b.digest", err);
+		"SELECT " BENCH_COLUMNS " ORDER BY b.created_ns, b.digest, b.dir", err);
 	int rc, stop = 0;
 
 	if (st == NULL)
@@ -577,7 +607,7 @@ int sb_index_put_hash(struct sb_index *idx, const char *path,
 
 int sb_index_clear_benches(struct sb_index *idx, struct sb_error *err)
 {
-	sqlite3_stmt *st = prepare(idx, "DELETE FROM bench", err);
+	sqlite3_stmt *st = prepare(idx, "DELETE FROM benchdir", err);
 
 	return st ? exec_done(idx, st, err) : -1;
 }

@@ -60,22 +60,24 @@ int sb_index_put_bench(struct sb_index *idx, const struct sb_index_bench *b,
 		       struct sb_error *err);
 
 /* Looks a benchmark up by exact name (the latest of that name: the newest
- * creation time, then the greatest digest; *named, when not NULL, gets how
- * many have that name), else by a digest prefix of at least 4 hex
- * characters.  Returns 1 and fills *out when one is found, 0 when none is,
- * -1 when a digest prefix matches several (err lists them) or on error.
+ * creation time, then the greatest digest and directory; *named, when not
+ * NULL, gets how many directories have that name), else by a digest prefix
+ * of at least 4 hex characters.  Returns 1 and fills *out when one is
+ * found, 0 when none is, -1 when a digest prefix matches several
+ * directories (err lists them: two copies of one benchmark are two) or on
+ * error.
  * Free *out with sb_index_bench_release. */
 int sb_index_find_bench(struct sb_index *idx, const char *query, struct sb_index_bench *out,
 			size_t *named, struct sb_error *err);
 
-/* Removes the benchmark of that digest from the index (its directory is
+/* Removes the benchmark directory dir from the index (the directory is
  * not touched; its verified log heads stay, for rollback detection should
  * it be indexed again).  1 when it was known, 0 when not. */
-int sb_index_forget_bench(struct sb_index *idx, const char *digest, struct sb_error *err);
+int sb_index_forget_bench(struct sb_index *idx, const char *dir, struct sb_error *err);
 
-/* Remembers the counts of a status of the benchmark of that digest
+/* Remembers the counts of a status of the benchmark in dir
  * (counts[0..SB_CLASS_COUNT)), computed at time_ns. */
-int sb_index_put_counts(struct sb_index *idx, const char *digest, const size_t *counts,
+int sb_index_put_counts(struct sb_index *idx, const char *dir, const size_t *counts,
 			int64_t time_ns, struct sb_error *err);
 
 /* Calls fn for every benchmark, ordered by creation time then digest;
@@ -87,11 +89,12 @@ int sb_index_each_bench(struct sb_index *idx,
 void sb_index_bench_release(struct sb_index_bench *b);
 
 /* The verified head of a log: its record count and the tag of its last
- * record, keyed by the benchmark digest and the log's path relative to the
- * benchmark directory.  get returns 1 when known, 0 when not, -1 on error. */
-int sb_index_get_head(struct sb_index *idx, const char *bench, const char *log,
+ * record, keyed by the benchmark directory and the log's path relative to
+ * it (two copies of a benchmark have logs of the same names and their own
+ * heads).  get returns 1 when known, 0 when not, -1 on error. */
+int sb_index_get_head(struct sb_index *idx, const char *dir, const char *log,
 		      uint64_t *count, uint8_t tag[32], struct sb_error *err);
-int sb_index_put_head(struct sb_index *idx, const char *bench, const char *log,
+int sb_index_put_head(struct sb_index *idx, const char *dir, const char *log,
 		      uint64_t count, const uint8_t tag[32], struct sb_error *err);
 
 /* Cached SHA-256 of a result file, valid while its size, mtime, ctime and

@@ -156,7 +156,7 @@ int sb_index_forget(const struct sb_ctx *ctx, const char *bench, struct sb_bench
 		if ((b = sb_bench_open(bench, err)) == NULL)
 			goto out;
 		sb_bench_index_entry(b, &ib);
-		found = sb_index_forget_bench(idx, b->digest, err);
+		found = sb_index_forget_bench(idx, b->dir, err);
 		if (found == 0)
 			sb_error_set(err, SB_ERR_NOT_FOUND, "benchmark '%s' is not in the local index: "
 				     "nothing to forget", b->dir);
@@ -168,7 +168,7 @@ int sb_index_forget(const struct sb_ctx *ctx, const char *bench, struct sb_bench
 	if (found == 0)
 		sb_error_set(err, SB_ERR_NOT_FOUND, "no benchmark '%s' in the local index ('sbctl list' "
 			     "shows them)", bench);
-	if (found == 1 && sb_index_forget_bench(idx, ib.digest, err) >= 0)
+	if (found == 1 && sb_index_forget_bench(idx, ib.dir, err) >= 0)
 		rc = list_add(l, &ib, err);
 	sb_index_bench_release(&ib);
 out:

@@ -453,7 +453,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 	size_t i, nv;
 	int have_head = 0, rc = 0;
 
-	if (idx && sb_index_get_head(idx, st->bench->digest, rel, &count, head.tag, NULL) == 1) {
+	if (idx && sb_index_get_head(idx, st->bench->dir, rel, &count, head.tag, NULL) == 1) {
 		head.count = count;
 		ex.head = &head;
 		have_head = 1;
@@ -507,7 +507,7 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 	/* remember the verified head: a later, shorter log is a rollback */
 	if (rc == 0 && idx && (a->log.tail == SB_LOG_TAIL_OK || a->log.tail == SB_LOG_TAIL_TORN) &&
 	    sb_log_result_head(r, &head) == 0 && (!have_head || head.count > count))
-		sb_index_put_head(idx, st->bench->digest, rel, head.count, head.tag, NULL);
+		sb_index_put_head(idx, st->bench->dir, rel, head.count, head.tag, NULL);
 	sb_log_result_destroy(r);
 	if (rc < 0 && why.msg[0])
 		return sb_errorf(err, "%s", why.msg);

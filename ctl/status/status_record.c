@@ -125,7 +125,7 @@ void sb_status_remember_counts(const struct sb_status_gather *g)
 	if (idx == NULL)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	sb_index_put_counts(idx, g->b->digest, g->st->counts,
+	sb_index_put_counts(idx, g->b->dir, g->st->counts,
 			    (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, NULL);
 	sb_index_close(idx);
 }

@@ -401,6 +401,50 @@ static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
 	return 0;
 }
 
+struct copy_find {
+	const char *digest, *self;
+	char *dir;
+};
+
+static int copy_row(const struct sb_index_bench *ib, void *arg)
+{
+	struct copy_find *f = arg;
+	struct sb_bench *b;
+	bool same;
+
+	if (strcmp(ib->digest, f->digest) != 0 || strcmp(ib->dir, f->self) == 0)
+		return 0;
+	b = sb_bench_open(ib->dir, NULL);
+	same = b != NULL && strcmp(b->digest, f->digest) == 0;
+	sb_bench_destroy(b);
+	return same && (f->dir = strdup(ib->dir)) != NULL;
+}
+
+/* One benchmark per digest: when the directory the root gives (self) does
+ * not exist, the directory of the same benchmark under another root that
+ * the local index knows and that holds it (the oldest), or NULL. */
+static char *copy_elsewhere(const struct sb_ctx *ctx, const char *digest, const char *self)
+{
+	struct copy_find f = { digest, self, NULL };
+	struct sb_index *idx;
+
+	if (self == NULL || access(self, F_OK) == 0 || ctx == NULL || sb_ctx_index(ctx) == NULL ||
+	    (idx = sb_index_open(sb_ctx_index(ctx), NULL, NULL)) == NULL)
+		return NULL;
+	sb_index_each_bench(idx, copy_row, &f, NULL);
+	sb_index_close(idx);
+	return f.dir;
+}
+
+static void note_elsewhere(const struct sb_ctx *ctx, const struct sb_spec *spec, const char *digest,
+			   const char *dir)
+{
+	sb_ctx_warn(ctx, "note: benchmark %s (%.12s) is in '%s', submitted there before (from another "
+		    "directory or root): this is that benchmark, not a second copy under '%s' (a "
+		    "new 'tag' in the spec makes a new benchmark)", sb_spec_name(spec), digest, dir,
+		    sb_ctx_root(ctx));
+}
+
 /* Under the benchmark's lock: the settings attempt 0 is submitted with
  * into *out, and the differences of the edited spec from the benchmark's
  * into res.  A new benchmark has its spec's; one none of whose arrays may
@@ -662,6 +706,12 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		if (b == NULL || (b->dir = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 				  sb_plan_benchmark_digest_hex(plan), err)) == NULL)
 			goto out;
+		char *other = copy_elsewhere(ctx, sb_plan_benchmark_digest_hex(plan), b->dir);
+		if (other != NULL) {
+			note_elsewhere(ctx, spec, sb_plan_benchmark_digest_hex(plan), other);
+			free(b->dir);
+			b->dir = other;
+		}
 		b->name = strdup(sb_spec_name(spec));
 		b->tag = sb_spec_tag(spec) ? strdup(sb_spec_tag(spec)) : NULL;
 		b->children = sb_plan_count(plan);
@@ -676,11 +726,19 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 					   &cfg, &prov, NULL, lane };
 		char *guess = sb_bench_dir_for(sb_ctx_root(ctx), sb_spec_name(spec),
 					       sb_plan_benchmark_digest_hex(plan), NULL);
+		char *other = copy_elsewhere(ctx, sb_plan_benchmark_digest_hex(plan), guess);
+		int made = 0;
 		/* creating the directory takes the lock too: look before */
-		res->waited = guess && lock_is_held(guess, ctx);
+		res->waited = guess && lock_is_held(other ? other : guess, ctx);
 		free(guess);
 		bn.spec_dir = spec_dir;
-		int made = sb_bench_create(&bn, &dir, &existed, err);
+		if (other != NULL) {
+			note_elsewhere(ctx, spec, sb_plan_benchmark_digest_hex(plan), other);
+			dir = other;
+			existed = 1;
+		} else {
+			made = sb_bench_create(&bn, &dir, &existed, err);
+		}
 		if (made == -2)
 			sb_error_recode(err, SB_ERR_INPUT); /* a refused directory, as everywhere */
 		if (made < 0 || (b = sb_bench_open(dir, err)) == NULL)

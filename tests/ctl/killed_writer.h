@@ -43,6 +43,8 @@ static int kill_writer_inside_tx(const char *path)
 			struct sb_index_bench b = { .name = name, .digest = digest, .dir = dir, .created_ns = i };
 			snprintf(name, sizeof(name), "lost-%d", i);
 			snprintf(digest, sizeof(digest), "ffff%08d", i);
+			snprintf(dir + 1, 9, "%08d", i); /* a row per directory */
+			dir[9] = 'd';
 			if (sb_index_put_bench(idx, &b, NULL) < 0)
 				_exit(1);
 		}

@@ -39,13 +39,23 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-static void put(struct sb_index *idx, const char *name, const char *digest, int64_t t)
+static void put_in(struct sb_index *idx, const char *name, const char *digest, const char *where,
+		   int64_t t)
 {
-	struct sb_index_bench b = { .name = (char *)name, .digest = (char *)digest, .dir = (char *)"/x",
+	struct sb_index_bench b = { .name = (char *)name, .digest = (char *)digest, .dir = (char *)where,
 				    .created_ns = t };
 	struct sb_error err;
 
 	assert_int_equal(sb_index_put_bench(idx, &b, &err), 0);
+}
+
+/* A benchmark in the directory /x/<digest>. */
+static void put(struct sb_index *idx, const char *name, const char *digest, int64_t t)
+{
+	char where[64];
+
+	snprintf(where, sizeof(where), "/x/%s", digest);
+	put_in(idx, name, digest, where, t);
 }
 
 static void test_find_by_name_and_digest_prefix(void **state)
@@ -81,16 +91,92 @@ static void test_find_by_name_and_digest_prefix(void **state)
 	sb_index_bench_release(&b);
 	/* a digest prefix that matches several is no choice */
 	assert_int_equal(sb_index_find_bench(idx, "aaaa", &b, NULL, &err), -1);
-	assert_string_equal(err.msg, "digest prefix 'aaaa' matches 2 benchmarks (sweep-aaaa2222, "
-			    "sweep-aaaa1111): give a longer one or the benchmark directory");
+	assert_string_equal(err.msg, "digest prefix 'aaaa' matches 2 benchmark directories "
+			    "(sweep-aaaa2222 in /x/aaaa2222, sweep-aaaa1111 in /x/aaaa1111): give a "
+			    "longer one or the benchmark directory");
 	/* forgotten: gone from the index, the other of the name is the latest */
-	assert_int_equal(sb_index_forget_bench(idx, "aaaa1111", &err), 1);
-	assert_int_equal(sb_index_forget_bench(idx, "aaaa1111", &err), 0);
+	assert_int_equal(sb_index_forget_bench(idx, "/x/aaaa1111", &err), 1);
+	assert_int_equal(sb_index_forget_bench(idx, "/x/aaaa1111", &err), 0);
 	assert_int_equal(sb_index_find_bench(idx, "sweep", &b, &named, &err), 1);
 	assert_string_equal(b.digest, "aaaa2222");
 	assert_int_equal(named, 1);
 	sb_index_bench_release(&b);
 	sb_index_close(idx);
+}
+
+/* Two copies of one benchmark (one digest, two directories) are two rows,
+ * each with its own heads; opening one never moves the other's row. */
+static void test_copies_are_rows_of_their_own(void **state)
+{
+	struct sb_error err;
+	struct sb_index *idx = sb_index_open(path, NULL, &err);
+	struct sb_index_bench b;
+	uint8_t tag[32], got[32];
+	uint64_t count = 0;
+	size_t named = 0;
+
+	(void)state;
+	put_in(idx, "twin", "eeee0000", "/root1/twin-eeee", 1);
+	put_in(idx, "twin", "eeee0000", "/root2/twin-eeee", 2);
+	put_in(idx, "twin", "eeee0000", "/root1/twin-eeee", 1); /* opened again: the same row */
+	assert_int_equal(sb_index_find_bench(idx, "twin", &b, &named, &err), 1);
+	assert_int_equal(named, 2);
+	assert_string_equal(b.dir, "/root2/twin-eeee");
+	sb_index_bench_release(&b);
+	assert_int_equal(sb_index_find_bench(idx, "eeee", &b, NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "in /root1/twin-eeee, twin-eeee0000 in /root2/twin-eeee"));
+	memset(tag, 3, sizeof(tag));
+	assert_int_equal(sb_index_put_head(idx, "/root1/twin-eeee", "events/0.log", 4, tag, &err), 0);
+	assert_int_equal(sb_index_get_head(idx, "/root2/twin-eeee", "events/0.log", &count, got, &err), 0);
+	assert_int_equal(sb_index_get_head(idx, "/root1/twin-eeee", "events/0.log", &count, got, &err), 1);
+	assert_int_equal(count, 4);
+	sb_index_close(idx);
+}
+
+/* An index of an older sbctl (a row per digest, heads by digest) is moved
+ * to rows per directory at the first open, its heads with it. */
+static void test_older_index_is_migrated(void **state)
+{
+	char old[512], cmd[1024];
+	struct sb_error err;
+	struct sb_index *idx;
+	struct sb_index_bench b;
+	uint8_t got[32];
+	uint64_t count = 0;
+	sqlite3 *db;
+
+	(void)state;
+	snprintf(old, sizeof(old), "%s/old.sqlite", dir);
+	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"CREATE TABLE bench(digest TEXT PRIMARY KEY, name TEXT NOT NULL, dir TEXT NOT NULL,"
+		" created_ns INTEGER NOT NULL);"
+		"CREATE TABLE bench_meta(digest TEXT PRIMARY KEY, tag TEXT, children INTEGER NOT NULL"
+		" DEFAULT 0, counts TEXT, counts_ns INTEGER);"
+		"CREATE TABLE head(bench TEXT NOT NULL, log TEXT NOT NULL, count INTEGER NOT NULL,"
+		" tag BLOB NOT NULL, PRIMARY KEY(bench, log));"
+		"INSERT INTO bench VALUES('abcd0001', 'old', '/r/old-abcd', 7);"
+		"INSERT INTO bench_meta VALUES('abcd0001', 't1', 3, NULL, NULL);"
+		"INSERT INTO head VALUES('abcd0001', 'events/0.log', 9, zeroblob(32));",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	idx = sb_index_open(old, NULL, &err);
+	assert_non_null(idx);
+	assert_int_equal(sb_index_find_bench(idx, "old", &b, NULL, &err), 1);
+	assert_string_equal(b.dir, "/r/old-abcd");
+	assert_string_equal(b.tag, "t1");
+	assert_int_equal(b.children, 3);
+	sb_index_bench_release(&b);
+	assert_int_equal(sb_index_get_head(idx, "/r/old-abcd", "events/0.log", &count, got, &err), 1);
+	assert_int_equal(count, 9);
+	sb_index_close(idx);
+	idx = sb_index_open(old, NULL, &err); /* once: a second open finds nothing to move */
+	assert_non_null(idx);
+	assert_int_equal(sb_index_find_bench(idx, "old", &b, NULL, &err), 1);
+	sb_index_bench_release(&b);
+	sb_index_close(idx);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'", old);
+	assert_int_equal(system(cmd), 0);
 }
 
 static int collect(const struct sb_index_bench *b, void *arg)
@@ -280,6 +366,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_find_by_name_and_digest_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_in_creation_order_and_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copies_are_rows_of_their_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_older_index_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heads_and_hashes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_index_is_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_writer_blocks_nobody, setup, teardown),

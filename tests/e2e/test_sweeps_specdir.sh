@@ -95,6 +95,33 @@ expect_match "the command keeps {spec_dir} as written" "$(jq -c '.children[0].co
 (cd "$T_ROOT/other" && "$SBCTL" submit place/copy.yaml --json) > c.json 2>/dev/null
 expect "submitting the copy finds the same benchmark" "$(jqf c.json '"\(.benchmark.dir) \(.already_submitted)"')" "$dir true"
 
+# ---- one benchmark per digest, whichever root it is submitted to -----------------
+# (a relative --root, or none, differs from one working directory to the next)
+(cd "$T_ROOT/other" && "$SBCTL" submit place/copy.yaml --root "$T_ROOT/other/runs" --json) > c2.json 2> c2.err
+expect "another root: still the benchmark already submitted" \
+	"$(jqf c2.json '"\(.benchmark.dir) \(.already_submitted)"')" "$dir true"
+expect_match "submit says where it is, and how to make a new one" "$(cat c2.err)" \
+	"note: benchmark fixed \([0-9a-f]{12}\) is in '.*fixed-[0-9a-f]{12}', submitted there before .*a new 'tag' in the spec makes a new benchmark"
+expect "no second copy was made" "$(ls "$T_ROOT/other/runs" 2>/dev/null | wc -l)" 0
+(cd "$T_ROOT/other" && "$SBCTL" submit place/copy.yaml --root "$T_ROOT/other/runs" --dry-run) > dr.out 2> /dev/null
+expect_match "a dry run names the same directory" "$(cat dr.out)" "$(basename "$dir")"
+expect "list: one row for it" "$("$SBCTL" list --json | jq '[.benchmarks[] | select(.name == "fixed")] | length')" 1
+# a copy made by hand (cp -a to another root): a row of its own, after the
+# rebuild as in list, each copy with its own status
+mkdir -p "$T_ROOT/root2"
+cp -a "$dir" "$T_ROOT/root2/"
+"$SBCTL" index --rebuild "$SB_ROOT" "$T_ROOT/root2" > /dev/null 2>&1
+expect "index --rebuild: a row per directory" \
+	"$("$SBCTL" list --json | jq -r '[.benchmarks[] | select(.name == "fixed") | .dir] | sort | join(" ")')" \
+	"$(printf '%s\n' "$dir" "$T_ROOT/root2/$(basename "$dir")" | sort | tr '\n' ' ' | sed 's/ $//')"
+"$SBCTL" status "$T_ROOT/root2/$(basename "$dir")" --offline > /dev/null
+expect "the copy's status is its own (its logs verify there)" "$?" 0
+"$SBCTL" status "$dir" --offline > /dev/null
+expect "and the original's too (no head of the copy taken for its own)" "$?" 0
+"$SBCTL" status "$(jqf f.json .benchmark.digest | cut -c1-12)" > /dev/null 2> amb.err
+expect "a digest prefix of two copies is no choice (exit 2)" "$?" 2
+expect_match "it names both directories" "$(cat amb.err)" "matches 2 benchmark directories .* in $T_ROOT/root2/"
+
 write_spec bad.yaml 'name: bad
 command: [echo, "{spec_dir}"]
 parameters:
