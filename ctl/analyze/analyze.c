@@ -394,6 +394,7 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 	} else if (metrics_reported(st, true, &out->metrics, &out->nmetrics) < 0) {
 		goto oom;
 	}
+	out->metrics_given = metrics != NULL;
 	if (check_metrics(st, metrics != NULL, out, err) < 0)
 		goto fail;
 
@@ -613,4 +614,23 @@ int sb_analysis_stats(const struct sb_analysis *an, size_t g, size_t m,
 	}
 	*out = (struct sb_metric_stats){ s->n, s->mean, s->stddev, s->min, s->median, s->max };
 	return 0;
+}
+
+int sb_analysis_runs_metrics(const struct sb_analysis *a, char ***names, size_t *n)
+{
+	if (!a->metrics_given)
+		return metrics_reported(a->st, false, names, n);
+	*n = 0;
+	*names = calloc(a->nmetrics + 1, sizeof(**names));
+	if (*names == NULL)
+		return -1;
+	for (; *n < a->nmetrics; (*n)++)
+		if (((*names)[*n] = strdup(a->metrics[*n])) == NULL)
+			return -1;
+	return 0;
+}
+
+void sb_analysis_free_names(char **names, size_t n)
+{
+	free_names(names, n);
 }

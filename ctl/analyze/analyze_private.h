@@ -29,6 +29,7 @@ struct sb_analysis {
 	                               ranked by the sort metric */
 	size_t ngroups;
 	size_t *group_of;           /* [st->n]: each child's group */
+	bool metrics_given;         /* opts->metrics named them */
 	int sort;                   /* the metric ranked by, -1 none */
 	bool sort_desc;
 	char **warnings;            /* sb_analysis_warning */
@@ -44,5 +45,11 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 			struct sb_analysis *out, struct sb_error *err);
 
 void sb_analysis_release(struct sb_analysis *a);
+
+/* The metric names of the per-child table (sb_analysis_render_runs): those
+ * given by opts->metrics, else every metric any child's finish reported
+ * (not only the successes'), sorted.  Free with sb_analysis_free_names. */
+int sb_analysis_runs_metrics(const struct sb_analysis *a, char ***names, size_t *n);
+void sb_analysis_free_names(char **names, size_t n);
 
 #endif

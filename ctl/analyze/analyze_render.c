@@ -141,35 +141,6 @@ static void render_json(FILE *out, const struct sb_status *st, const struct sb_a
 	fputc('\n', out);
 }
 
-/* One CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
-static void csv_field(FILE *out, const char *s, int first)
-{
-	if (!first)
-		fputc(',', out);
-	if (s == NULL)
-		return;
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void csv_num(FILE *out, double v)
-{
-	char buf[SB_DOUBLE_TEXT_MAX];
-
-	fputc(',', out);
-	if (!isnan(v))
-		fputs(sb_fmt_double(v, buf), out);
-}
-
 static void render_csv(FILE *out, const struct sb_status *st, const struct sb_analysis *a,
 		       struct sb_child *pc)
 {
@@ -190,7 +161,7 @@ static void render_csv(FILE *out, const struct sb_status *st, const struct sb_an
 		fprintf(out, "%s%s", c < 7 ? "param." : "", name);
 	}
 	for (k = 0; k < 7; k++)
-		csv_field(out, cols[k], a->nby == 0 && k == 0);
+		sb_csv_field(out, cols[k], a->nby == 0 && k == 0);
 	fputs("\r\n", out);
 	for (g = 0; g < a->ngroups; g++) {
 		sb_plan_child_params(st->bench->plan, a->groups[g].first, pc, NULL);
@@ -199,20 +170,20 @@ static void render_csv(FILE *out, const struct sb_status *st, const struct sb_an
 			char n[32];
 			for (k = 0; k < a->nby; k++) {
 				char *text = sb_value_text(sb_child_param(pc, a->by[k]));
-				csv_field(out, text, k == 0);
+				sb_csv_field(out, text, k == 0);
 				free(text);
 			}
-			csv_field(out, a->metrics[m], a->nby == 0);
+			sb_csv_field(out, a->metrics[m], a->nby == 0);
 			snprintf(n, sizeof(n), "%zu", s->n);
-			csv_field(out, n, 0);
+			sb_csv_field(out, n, 0);
 			if (s->n == 0) {
 				fputs(",,,,,", out);
 			} else {
-				csv_num(out, s->mean);
-				csv_num(out, s->stddev);
-				csv_num(out, s->min);
-				csv_num(out, s->median);
-				csv_num(out, s->max);
+				sb_csv_num(out, s->mean);
+				sb_csv_num(out, s->stddev);
+				sb_csv_num(out, s->min);
+				sb_csv_num(out, s->median);
+				sb_csv_num(out, s->max);
 			}
 			fputs("\r\n", out);
 		}

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/render.h"
+#include "proto/util.h"
 
 int sb_render_buffer(sb_render_fn *fn, const void *obj, int format, char **buf, size_t *len,
 		     struct sb_error *err)
@@ -37,4 +39,32 @@ int sb_render_flush(FILE *out, struct sb_error *err)
 		return sb_error_set(err, SB_ERR_RUNTIME, "cannot write the output: %s",
 				    strerror(errno ? errno : EIO));
 	return 0;
+}
+
+void sb_csv_field(FILE *out, const char *s, int first)
+{
+	if (!first)
+		fputc(',', out);
+	if (s == NULL)
+		return;
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void sb_csv_num(FILE *out, double v)
+{
+	char buf[SB_DOUBLE_TEXT_MAX];
+
+	fputc(',', out);
+	if (!isnan(v))
+		fputs(sb_fmt_double(v, buf), out);
 }

@@ -22,4 +22,10 @@ int sb_render_buffer(sb_render_fn *fn, const void *obj, int format, char **buf, 
  * "cannot write the output: ..." when not. */
 int sb_render_flush(FILE *out, struct sb_error *err);
 
+/* RFC 4180 CSV: one field, after a ',' unless first, quoted when it holds
+ * a comma, quote, CR or LF (NULL: empty); a number, after a ',', in the
+ * shortest text that reads back the same (NaN: empty). */
+void sb_csv_field(FILE *out, const char *s, int first);
+void sb_csv_num(FILE *out, double v);
+
 #endif

@@ -10,11 +10,12 @@
 
 #define MAX_NAMES 4096
 
-enum { O_JSON = 1, O_CSV, O_OFFLINE, O_GROUP_BY, O_METRICS, O_SORT, O_DESC, O_SETTLE };
+enum { O_JSON = 1, O_CSV, O_OFFLINE, O_GROUP_BY, O_METRICS, O_SORT, O_DESC, O_SETTLE, O_RUNS };
 
 static const struct sb_opt opts[] = {
 	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the analysis as one JSON document" },
 	{ "csv", 0, O_CSV, SB_OPT_FLAG, NULL, "one CSV row per group and metric" },
+	{ "runs", 0, O_RUNS, SB_OPT_FLAG, NULL, "a row per child instead: class, reason, final metrics, run directory" },
 	{ "group-by", 0, O_GROUP_BY, SB_OPT_VALUE, "P,...", "group by these parameters (default: every varying one)" },
 	{ "metrics", 0, O_METRICS, SB_OPT_VALUE, "M,...", "only these metrics" },
 	{ "sort", 0, O_SORT, SB_OPT_VALUE, "[-]METRIC", "sort the groups by a metric's median (- for descending)" },
@@ -27,7 +28,8 @@ static const struct sb_opt opts[] = {
 static const struct sb_opt_cmd cmd = {
 	"analyze",
 	"analyze BENCH [--json | --csv] [--group-by P,...] [--metrics M,...]\n"
-	"                     [--sort [-]METRIC [--desc]] [--offline] [--settle SECONDS]",
+	"                     [--sort [-]METRIC [--desc]] [--offline] [--settle SECONDS]\n"
+	"       sbctl analyze BENCH --runs [--json | --csv] [--metrics M,...] [--offline]",
 	"Statistics of each metric over the children that succeeded, per group of\n"
 	"parameters.  Only proven successes count (docs/classification.md).\n",
 	opts,
@@ -65,7 +67,7 @@ int cmd_analyze(int argc, char **argv)
 	const char *bench = NULL, *v;
 	struct sb_opt_iter it = { 0 };
 	size_t i;
-	int k, json = 0, csv = 0, desc = 0, rc;
+	int k, json = 0, csv = 0, desc = 0, runs = 0, rc;
 
 	while ((k = sb_opt_next(&cmd, argc, argv, &it, &v)) != SB_OPT_END) {
 		switch (k) {
@@ -78,6 +80,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case O_CSV:
 			csv = 1;
+			break;
+		case O_RUNS:
+			runs = 1;
 			break;
 		case O_OFFLINE:
 			o.offline = true;
@@ -116,6 +121,10 @@ int cmd_analyze(int argc, char **argv)
 		sb_opt_error(&cmd, "%s", bench ? "--json and --csv exclude each other" : "missing BENCH");
 		return SB_EXIT_USAGE;
 	}
+	if (runs && (by_arg || ao.sort)) {
+		sb_opt_error(&cmd, "--runs lists children, not groups: no --group-by or --sort with it");
+		return SB_EXIT_USAGE;
+	}
 	if (desc && ao.sort == NULL) {
 		sb_opt_error(&cmd, "--desc needs --sort METRIC");
 		return SB_EXIT_USAGE;
@@ -150,8 +159,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	for (i = 0; i < sb_analysis_warning_count(an); i++)
 		fprintf(stderr, "sbctl analyze: warning: %s\n", sb_analysis_warning(an, i));
-	if (sb_analysis_render(an, json ? SB_FORMAT_JSON : csv ? SB_FORMAT_CSV : SB_FORMAT_TEXT,
-				      stdout, &err) < 0) {
+	if ((runs ? sb_analysis_render_runs : sb_analysis_render)(an, json ? SB_FORMAT_JSON
+								  : csv ? SB_FORMAT_CSV : SB_FORMAT_TEXT, stdout, &err) < 0) {
 		fprintf(stderr, "sbctl analyze: %s\n", err.msg);
 		rc = sb_cli_exit(&err);
 	} else {

@@ -117,6 +117,23 @@ int sb_analysis_render(const struct sb_analysis *an, enum sb_format format, FILE
 int sb_analysis_render_buffer(const struct sb_analysis *an, enum sb_format format,
 			      char **buf, size_t *len, struct sb_error *err);
 
+/* The per-child table of an (`sbctl analyze --runs`): one row per child,
+ * whatever its class, with its parameters, repeat, class, reason, latest
+ * attempt, final metrics (those the analysis was given, else every metric
+ * any child's finish reported; a child without one has none), its run
+ * directory (a reused child's: its source's) and where a reused child
+ * ran.  SB_FORMAT_JSON: {"format", "benchmark", "scheduler", "metrics":
+ * [...], "runs": [{"index", "params", "repeat", "class", "reason",
+ * "attempt", "metrics", "run_dir", "reused_from"}]}; SB_FORMAT_CSV: a
+ * header row (index, repeat, class, reason, attempt, run_dir,
+ * reused_from_dir, reused_from_index, param.NAME..., metric.NAME...) and a
+ * row per child, CRLF; SB_FORMAT_TEXT: a line per child.  -1 with err as
+ * sb_analysis_render. */
+int sb_analysis_render_runs(const struct sb_analysis *an, enum sb_format format, FILE *out,
+			    struct sb_error *err);
+int sb_analysis_render_runs_buffer(const struct sb_analysis *an, enum sb_format format,
+				   char **buf, size_t *len, struct sb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
 
-__all__ = ["__version__", "Benchmark", "benchmarks", "forget", "output", "plan", "rows", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
+__all__ = ["__version__", "Benchmark", "benchmarks", "forget", "output", "plan", "rows", "runs", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
            "read_log", "keygen", "watch", "Error", "UsageError", "NotFound", "SpecError",
            "SchedulerError", "Timeout", "SbenchWarning"]
 
@@ -334,6 +334,39 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
     for w in doc.get("warnings", []):
         _warn(w)
     return doc
+
+
+def runs(bench: PathLike, metrics: Optional[Union[str, Sequence[str]]] = None,
+         offline: bool = False) -> List[Dict[str, Any]]:
+    """One flat row per child of ``bench``, whatever its class, for
+    ``pandas.DataFrame(runs(b))``: the rows of ``sbctl analyze BENCH --runs
+    --csv`` with typed values: ``index``, ``repeat``, ``class``, ``reason``
+    (None for a success), ``attempt``, ``run_dir`` (a reused child's is
+    its source's), ``reused_from_dir`` and ``reused_from_index`` (None
+    unless reused), ``param.NAME`` for each parameter and ``metric.NAME``
+    for each metric (``metrics``, else every metric any child reported;
+    None where the child's finish has none).  Filter on ``class`` before
+    aggregating: only ``succeeded`` rows are proven."""
+    sopts = _status_opts(offline)
+    aopts = _lib.AnalyzeOpts()
+    ms, nms = _names(metrics, "metrics")
+    if ms is not None:
+        aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        doc = _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
+                                                             ctypes.byref(aopts), out,
+                                                             ctypes.byref(ctx.err)),
+                      _lib.sb_analysis_render_runs_buffer, _lib.sb_analysis_destroy)
+    out = []
+    for r in doc["runs"]:
+        src = r["reused_from"] or {}
+        row = {"index": r["index"], "repeat": r["repeat"], "class": r["class"],
+               "reason": r["reason"], "attempt": r["attempt"], "run_dir": r["run_dir"],
+               "reused_from_dir": src.get("dir"), "reused_from_index": src.get("index")}
+        row.update(("param." + k, v) for k, v in r["params"].items())
+        row.update(("metric." + k, r["metrics"].get(k)) for k in doc["metrics"])
+        out.append(row)
+    return out
 
 
 def rerun(bench: PathLike, only: Union[str, Iterable[str]], time: Optional[str] = None,

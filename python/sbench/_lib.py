@@ -167,6 +167,8 @@ sb_analyze_bench = _fn("sb_analyze_bench", ctypes.c_int, vp, vp, ctypes.POINTER(
 sb_analysis_destroy = _fn("sb_analysis_destroy", None, vp)
 sb_analysis_render_buffer = _fn("sb_analysis_render_buffer", ctypes.c_int, vp, ctypes.c_int,
                                 c_void_pp, P_SZ, P_ERR)
+sb_analysis_render_runs_buffer = _fn("sb_analysis_render_runs_buffer", ctypes.c_int, vp,
+                                     ctypes.c_int, c_void_pp, P_SZ, P_ERR)
 sb_report_write = _fn("sb_report_write", ctypes.c_int, vp, ctypes.c_char_p, c_void_pp, P_ERR)
 sb_submit = _fn("sb_submit", ctypes.c_int, vp, ctypes.c_char_p, ctypes.POINTER(SubmitOpts),
                 c_void_pp, P_ERR)

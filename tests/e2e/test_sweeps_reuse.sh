@@ -82,6 +82,34 @@ expect_match "a child of its own run: its own output" "$(head -n 1 o3.out)" "^==
 "$SBCTL" analyze "$bdir" --json > an.json
 expect "analyze covers every child, the reused ones with their metrics" \
 	"$(jq -c '[.groups[]|.metrics.loss.mean]' an.json)" "[1,2,3,4]"
+# the per-child table (analyze --runs): every child, where its run is
+"$SBCTL" analyze "$bdir" --runs --json > runs.json
+expect "--runs: a row per child, with class and final metrics" \
+	"$(jq -c '[.runs[] | [.index, .class, .metrics.loss, .params.x]]' runs.json)" "[[0,\"succeeded\",1,1],[1,\"succeeded\",2,2],[2,\"succeeded\",3,3],[3,\"succeeded\",4,4]]"
+expect "--runs: a reused child's run directory and source are its source's" \
+	"$(jq -r '.runs[1] | "\(.run_dir) \(.reused_from.dir) \(.reused_from.index)"' runs.json)" "$adir/runs/1 $adir 1"
+expect "--runs: a child of its own run, its own directory" \
+	"$(jq -r '.runs[3] | "\(.run_dir) \(.reused_from) \(.attempt)"' runs.json)" "$bdir/runs/3 null 0"
+"$SBCTL" analyze "$bdir" --runs --csv > runs.csv
+expect "--runs --csv: the header" "$(head -n 1 runs.csv | tr -d '\r')" \
+	"index,repeat,class,reason,attempt,run_dir,reused_from_dir,reused_from_index,param.x,metric.loss"
+expect "--runs --csv: a reused child's row" "$(sed -n 3p runs.csv | tr -d '\r')" \
+	"1,0,succeeded,,0,$adir/runs/1,$adir,1,2,2"
+"$SBCTL" analyze "$bdir" --runs > runs.txt
+expect_match "--runs as text: a line per child, a reused one says where" "$(sed -n 2p runs.txt)" \
+	"^0 +succeeded +0 +x=1 loss=1 reused from grow [0-9a-f]{12} child 0$"
+"$SBCTL" analyze "$bdir" --runs --group-by x > /dev/null 2> rg.err
+expect "--runs with --group-by: a usage error (exit 2)" "$?" 2
+py - > pyr.out 2>&1 <<PY
+import sbench
+rows = sbench.runs("$bdir")
+assert [r["index"] for r in rows] == [0, 1, 2, 3], rows
+assert rows[1]["param.x"] == 2 and rows[1]["metric.loss"] == 2 and rows[1]["class"] == "succeeded", rows[1]
+assert rows[1]["reused_from_dir"] == "$adir" and rows[1]["reused_from_index"] == 1, rows[1]
+assert rows[3]["run_dir"] == "$bdir/runs/3" and rows[3]["reused_from_dir"] is None, rows[3]
+print("python runs ok")
+PY
+expect "python: sbench.runs gives the same rows, flat" "$(tail -n 1 pyr.out)" "python runs ok"
 "$SBCTL" submit g.yaml --json > b2.json 2> /dev/null
 expect "the grown spec again: already submitted, still 3 reused" \
 	"$(jqf b2.json '"\(.already_submitted) \(.reused)"')" "true 3"
