@@ -18,7 +18,7 @@
 /* The fixed columns, in CSV order; parameters follow as param.NAME and
  * metrics as metric.NAME (no name can collide). */
 static const char *const fixed[] = {
-	"index", "repeat", "class", "reason", "attempt", "run_dir", "reused_from_dir",
+	"index", "digest", "repeat", "class", "reason", "attempt", "run_dir", "reused_from_dir",
 	"reused_from_index",
 };
 
@@ -60,6 +60,19 @@ static char *run_dir_text(const struct sb_status *st, size_t c)
 	return text;
 }
 
+/* Row c's run directory (malloc'd) with pc bound to c's parameters; NULL
+ * when out of memory. */
+static char *row_begin(const struct sb_status *st, size_t c, struct sb_child *pc)
+{
+	char *dir = run_dir_text(st, c);
+
+	if (dir != NULL && sb_plan_child_params(st->bench->plan, c, pc, NULL) < 0) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 static const char *reason_of(const struct sb_child_status *ch)
 {
 	return ch->reason && ch->reason[0] ? ch->reason : NULL;
@@ -68,7 +81,6 @@ static const char *reason_of(const struct sb_child_status *ch)
 static int runs_json(FILE *out, const struct sb_status *st, char **names, size_t nnames,
 		     struct sb_child *pc)
 {
-	const struct sb_spec *spec = st->bench->spec;
 	struct sb_json j;
 
 	sb_json_init(&j, out);
@@ -82,33 +94,12 @@ static int runs_json(FILE *out, const struct sb_status *st, char **names, size_t
 	sb_json_arr_begin(&j);
 	for (size_t c = 0; c < st->n; c++) {
 		const struct sb_child_status *ch = &st->children[c];
-		char *dir = run_dir_text(st, c);
+		char *dir = row_begin(st, c, pc);
 
-		if (dir == NULL || sb_plan_child_params(st->bench->plan, c, pc, NULL) < 0) {
-			free(dir);
+		if (dir == NULL)
 			return -1;
-		}
 		sb_json_obj_begin(&j);
-		sb_json_key(&j, "index");
-		sb_json_uint(&j, c);
-		sb_json_key(&j, "params");
-		sb_json_obj_begin(&j);
-		for (size_t k = 0; k < sb_child_param_count(pc); k++) {
-			sb_json_key(&j, sb_spec_param_name(spec, k));
-			sb_json_spec_value(&j, sb_child_param(pc, k));
-		}
-		sb_json_obj_end(&j);
-		sb_json_key(&j, "repeat");
-		sb_json_int(&j, sb_child_repeat(pc));
-		sb_json_key(&j, "class");
-		sb_json_str(&j, sb_class_name(ch->cls));
-		sb_json_key(&j, "reason");
-		sb_json_str(&j, reason_of(ch));
-		sb_json_key(&j, "attempt");
-		if (ch->latest)
-			sb_json_int(&j, ch->latest->attempt);
-		else
-			sb_json_null(&j);
+		sb_status_json_child(&j, st, c, pc);
 		sb_json_key(&j, "metrics");
 		sb_json_obj_begin(&j);
 		for (size_t m = 0; m < nnames; m++) {
@@ -165,13 +156,11 @@ static int runs_csv(FILE *out, const struct sb_status *st, char **names, size_t 
 	fputs("\r\n", out);
 	for (size_t c = 0; c < st->n; c++) {
 		const struct sb_child_status *ch = &st->children[c];
-		char *dir = run_dir_text(st, c);
+		char *dir = row_begin(st, c, pc);
 
-		if (dir == NULL || sb_plan_child_params(st->bench->plan, c, pc, NULL) < 0) {
-			free(dir);
+		if (dir == NULL)
 			return -1;
-		}
-		fprintf(out, "%zu,%" PRId64, c, sb_child_repeat(pc));
+		fprintf(out, "%zu,%s,%" PRId64, c, sb_child_digest_hex(pc), sb_child_repeat(pc));
 		sb_csv_field(out, sb_class_name(ch->cls), 0);
 		sb_csv_field(out, reason_of(ch), 0);
 		if (ch->latest)

@@ -74,3 +74,20 @@ void sb_arena_release(struct sb_arena *a)
 	}
 	a->head = NULL;
 }
+
+int sb_grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (want <= *cap)
+		return 0;
+	while (n < want)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (q == NULL)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}

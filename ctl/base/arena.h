@@ -16,4 +16,8 @@ char *sb_arena_strndup(struct sb_arena *a, const char *s, size_t n);
 /* Frees every allocation; the arena is empty and usable again. */
 void sb_arena_release(struct sb_arena *a);
 
+/* Grows the array *p of *cap elements of size bytes to hold want (doubling
+ * from 16): 0, or -1 when out of memory (*p and *cap unchanged). */
+int sb_grow(void **p, size_t *cap, size_t want, size_t size);
+
 #endif

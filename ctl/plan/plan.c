@@ -10,6 +10,7 @@
 
 #include "base/parallel.h"
 #include "plan/plan_canon.h"
+#include "base/arena.h"
 #include "plan/plan_inputs.h"
 #include "proto/inputs.h"
 #include "spec/spec_private.h"
@@ -157,23 +158,6 @@ static char *tmpl_write(const struct sb_child *c, const struct sb_tmpl *t, bool 
 	return d;
 }
 
-static int grow(void **p, size_t *cap, size_t want, size_t size)
-{
-	void *q;
-	size_t n = *cap ? *cap : 16;
-
-	if (want <= *cap)
-		return 0;
-	while (n < want)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (q == NULL)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static void set_num(struct sb_child *c, int which, uint64_t v)
 {
 	char t[24];
@@ -248,8 +232,8 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 
 	bind_child(plan, index, c);
 	c->argc = s->shell ? 0 : s->argc;
-	if (grow((void **)&c->argv, &c->argv_cap, c->argc + 1, sizeof(char *)) < 0 ||
-	    grow((void **)&c->env, &c->env_cap, s->nenv + 1, sizeof(char *)) < 0)
+	if (sb_grow((void **)&c->argv, &c->argv_cap, c->argc + 1, sizeof(char *)) < 0 ||
+	    sb_grow((void **)&c->env, &c->env_cap, s->nenv + 1, sizeof(char *)) < 0)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (k = 0; k < ncmd + s->nenv; k++) {
 		bool cmd = k < ncmd;
@@ -262,7 +246,7 @@ static int resolve_child(const struct sb_plan *plan, size_t index, struct sb_chi
 			return too_long(s, t, cmd, index, err);
 		total += n + 1;
 	}
-	if (grow((void **)&c->buf, &c->buf_cap, total, 1) < 0)
+	if (sb_grow((void **)&c->buf, &c->buf_cap, total, 1) < 0)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	d = c->buf;
 	for (k = 0; k < ncmd + s->nenv; k++) {
@@ -761,7 +745,7 @@ static int scan_text(struct sb_plan *plan, const char *text, size_t len, size_t 
 			return -1;
 		if (rc == 0)
 			continue;
-		if (grow((void **)idx, cap, *n + 1, sizeof(**idx)) < 0)
+		if (sb_grow((void **)idx, cap, *n + 1, sizeof(**idx)) < 0)
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		(*idx)[(*n)++] = at;
 	}
@@ -795,7 +779,7 @@ static int scan_tmpl(struct sb_plan *plan, const struct sb_tmpl *t, const struct
 	len = tmpl_len(ch, t, false);
 	if (len > SB_SPEC_MAX_RESOLVED)
 		return 0;       /* too long: the digests say so */
-	if (grow((void **)buf, bcap, len + 1, 1) < 0)
+	if (sb_grow((void **)buf, bcap, len + 1, 1) < 0)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	tmpl_write(ch, t, false, *buf);
 	return scan_text(plan, *buf, len, idx, n, cap, err);
@@ -839,7 +823,7 @@ static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
 	for (size_t i = 0; i < plan->count; i++) {
 		bind_child(plan, i, ch);
 		n = 0;
-		if (grow((void **)&idx, &cap, ncommon + 1, sizeof(*idx)) < 0) {
+		if (sb_grow((void **)&idx, &cap, ncommon + 1, sizeof(*idx)) < 0) {
 			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}

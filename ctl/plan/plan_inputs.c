@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/arena.h"
 #include "plan/plan_inputs.h"
 #include "proto/inputs.h"
 #include "spec/spec_private.h"
@@ -40,23 +41,6 @@ static uint64_t str_hash(const char *s)
 	while (*s)
 		h = mix(h, (unsigned char)*s++);
 	return h;
-}
-
-static int grow(void **p, size_t *cap, size_t want, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (want <= *cap)
-		return 0;
-	while (n < want)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (q == NULL)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
 }
 
 /* Open addressing over indices + 1; rehashes at half load. */
@@ -163,7 +147,7 @@ static ssize_t add(struct sb_inputs *in, const char *rel, const uint8_t *sha, ui
 	struct sb_input_file *f;
 	size_t h;
 
-	if (grow((void **)&in->files, &in->fcap, in->nfiles + 1, sizeof(*in->files)) < 0 ||
+	if (sb_grow((void **)&in->files, &in->fcap, in->nfiles + 1, sizeof(*in->files)) < 0 ||
 	    tab_rehash(&in->ftab, &in->ftcap, in->nfiles, file_hash, in) < 0)
 		return -1;
 	f = &in->files[in->nfiles];
@@ -182,7 +166,7 @@ static int mark_listed(struct sb_inputs *in, size_t i)
 {
 	if (in->files[i].listed)
 		return 0;
-	if (grow((void **)&in->listed, &in->lcap, in->nlisted + 1, sizeof(*in->listed)) < 0)
+	if (sb_grow((void **)&in->listed, &in->lcap, in->nlisted + 1, sizeof(*in->listed)) < 0)
 		return -1;
 	in->files[i].listed = true;
 	in->listed[in->nlisted++] = i;
@@ -311,7 +295,7 @@ static int walk(struct expand *x, const char *rel, int depth)
 	while ((e = readdir(d)) != NULL) {
 		if (skipped(e->d_name))
 			continue;
-		if (grow((void **)&names, &cap, n + 1, sizeof(*names)) < 0 ||
+		if (sb_grow((void **)&names, &cap, n + 1, sizeof(*names)) < 0 ||
 		    (names[n] = strdup(e->d_name)) == NULL) {
 			rc = sb_error_set(x->err, SB_ERR_NOMEM, "out of memory");
 			break;
@@ -467,7 +451,7 @@ int sb_inputs_set(struct sb_inputs *in, const size_t *idx, size_t n, uint32_t *i
 				 (unsigned long long)SB_INPUTS_MAX_BYTES);
 	}
 	if (in->nsets >= UINT32_MAX - 1 ||
-	    grow((void **)&in->sets, &in->scap, in->nsets + 1, sizeof(*in->sets)) < 0 ||
+	    sb_grow((void **)&in->sets, &in->scap, in->nsets + 1, sizeof(*in->sets)) < 0 ||
 	    tab_rehash(&in->stab, &in->stcap, in->nsets, set_hash, in) < 0) {
 		free(v);
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");

@@ -46,6 +46,13 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st);
 /* An object with the count of each of the 12 classes, in contract order. */
 void sb_status_json_counts(struct sb_json *j, const size_t *counts);
 
+struct sb_child;
+/* Child c's "index", "digest", "params", "repeat", "class", "reason" (null
+ * for a success without one) and "attempt" (null before any), as keys of
+ * the object open in j; pc holds c's parameters (sb_plan_child_params). */
+void sb_status_json_child(struct sb_json *j, const struct sb_status *st, size_t c,
+			  const struct sb_child *pc);
+
 /* "reused from grow 3f2a0c1d9e8b child 7" for a reused child (its source
  * directory's name is NAME-DIGEST12, docs/benchmark-dir.md), to out. */
 struct sb_child_reused;

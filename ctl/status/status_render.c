@@ -73,7 +73,6 @@ static void bench_keys(struct sb_json *j, const struct sb_bench *b)
 
 static int render_json(FILE *out, const struct sb_status *st, struct sb_error *err)
 {
-	const struct sb_spec *spec = st->bench->spec;
 	struct sb_child *pc = sb_child_create();
 	struct sb_json j;
 	size_t c, k;
@@ -97,31 +96,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 			return -1;
 		}
 		sb_json_obj_begin(&j);
-		sb_json_key(&j, "index");
-		sb_json_uint(&j, c);
-		sb_json_key(&j, "digest");
-		sb_json_str(&j, sb_child_digest_hex(pc));
-		sb_json_key(&j, "params");
-		sb_json_obj_begin(&j);
-		for (k = 0; k < sb_child_param_count(pc); k++) {
-			sb_json_key(&j, sb_spec_param_name(spec, k));
-			sb_json_spec_value(&j, sb_child_param(pc, k));
-		}
-		sb_json_obj_end(&j);
-		sb_json_key(&j, "repeat");
-		sb_json_int(&j, sb_child_repeat(pc));
-		sb_json_key(&j, "class");
-		sb_json_str(&j, sb_class_name(ch->cls));
-		sb_json_key(&j, "reason");
-		if (ch->cls == SB_CLASS_SUCCEEDED && (!ch->reason || !ch->reason[0]))
-			sb_json_null(&j);
-		else
-			sb_json_str(&j, ch->reason);
-		sb_json_key(&j, "attempt");
-		if (a)
-			sb_json_int(&j, a->attempt);
-		else
-			sb_json_null(&j);
+		sb_status_json_child(&j, st, c, pc);
 		sb_json_key(&j, "job_id");
 		sb_json_str(&j, a && a->job_id ? a->job_id : NULL);
 		sb_json_key(&j, "scheduler_state");
@@ -186,6 +161,39 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
  * their own parameters, and the tail of the first one's Slurm stderr. */
 
 #define TEXT_LIST_DEFAULT 5 /* children shown per group without --class */
+
+void sb_status_json_child(struct sb_json *j, const struct sb_status *st, size_t c,
+			  const struct sb_child *pc)
+{
+	const struct sb_child_status *ch = &st->children[c];
+	const struct sb_spec *spec = st->bench->spec;
+
+	sb_json_key(j, "index");
+	sb_json_uint(j, c);
+	sb_json_key(j, "digest");
+	sb_json_str(j, sb_child_digest_hex(pc));
+	sb_json_key(j, "params");
+	sb_json_obj_begin(j);
+	for (size_t k = 0; k < sb_child_param_count(pc); k++) {
+		sb_json_key(j, sb_spec_param_name(spec, k));
+		sb_json_spec_value(j, sb_child_param(pc, k));
+	}
+	sb_json_obj_end(j);
+	sb_json_key(j, "repeat");
+	sb_json_int(j, sb_child_repeat(pc));
+	sb_json_key(j, "class");
+	sb_json_str(j, sb_class_name(ch->cls));
+	sb_json_key(j, "reason");
+	if (ch->cls == SB_CLASS_SUCCEEDED && (!ch->reason || !ch->reason[0]))
+		sb_json_null(j);
+	else
+		sb_json_str(j, ch->reason);
+	sb_json_key(j, "attempt");
+	if (ch->latest)
+		sb_json_int(j, ch->latest->attempt);
+	else
+		sb_json_null(j);
+}
 
 void sb_status_reused_text(FILE *out, const struct sb_child_reused *r)
 {

@@ -123,9 +123,9 @@ int sb_analysis_render_buffer(const struct sb_analysis *an, enum sb_format forma
  * any child's finish reported; a child without one has none), its run
  * directory (a reused child's: its source's) and where a reused child
  * ran.  SB_FORMAT_JSON: {"format", "benchmark", "scheduler", "metrics":
- * [...], "runs": [{"index", "params", "repeat", "class", "reason",
+ * [...], "runs": [{"index", "digest", "params", "repeat", "class", "reason",
  * "attempt", "metrics", "run_dir", "reused_from"}]}; SB_FORMAT_CSV: a
- * header row (index, repeat, class, reason, attempt, run_dir,
+ * header row (index, digest, repeat, class, reason, attempt, run_dir,
  * reused_from_dir, reused_from_index, param.NAME..., metric.NAME...) and a
  * row per child, CRLF; SB_FORMAT_TEXT: a line per child.  -1 with err as
  * sb_analysis_render. */

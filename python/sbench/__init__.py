@@ -302,6 +302,26 @@ def _names(arg, what):
     return (ctypes.c_char_p * max(len(names), 1))(*names), len(names)
 
 
+def _analysis(bench, group_by, metrics, offline, sort, render_fn) -> Dict[str, Any]:
+    """sb_analyze_bench with these options, rendered as JSON by render_fn."""
+    sopts = _status_opts(offline)
+    aopts = _lib.AnalyzeOpts()
+    if sort is not None:
+        aopts.sort_desc = sort.startswith("-")
+        aopts.sort = (sort[1:] if aopts.sort_desc else sort).encode()
+    gb, ngb = _names(group_by, "group_by")
+    ms, nms = _names(metrics, "metrics")
+    if gb is not None:
+        aopts.group_by, aopts.ngroup_by = ctypes.cast(gb, _lib.c_char_pp), ngb
+    if ms is not None:
+        aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        return _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
+                                                              ctypes.byref(aopts), out,
+                                                              ctypes.byref(ctx.err)),
+                       render_fn, _lib.sb_analysis_destroy)
+
+
 def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = None,
             metrics: Optional[Union[str, Sequence[str]]] = None,
             offline: bool = False, sort: Optional[str] = None) -> Dict[str, Any]:
@@ -315,22 +335,7 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
     first, as ``--sort``; the first group is then the best.  The analysis's
     warnings (a metric that no succeeded child reported) come as
     :class:`SbenchWarning` and under ``"warnings"``."""
-    sopts = _status_opts(offline)
-    aopts = _lib.AnalyzeOpts()
-    if sort is not None:
-        aopts.sort_desc = sort.startswith("-")
-        aopts.sort = (sort[1:] if aopts.sort_desc else sort).encode()
-    gb, ngb = _names(group_by, "group_by")
-    ms, nms = _names(metrics, "metrics")
-    if gb is not None:
-        aopts.group_by, aopts.ngroup_by = ctypes.cast(gb, _lib.c_char_pp), ngb
-    if ms is not None:
-        aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
-    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
-        doc = _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
-                                                             ctypes.byref(aopts), out,
-                                                             ctypes.byref(ctx.err)),
-                      _lib.sb_analysis_render_buffer, _lib.sb_analysis_destroy)
+    doc = _analysis(bench, group_by, metrics, offline, sort, _lib.sb_analysis_render_buffer)
     for w in doc.get("warnings", []):
         _warn(w)
     return doc
@@ -340,27 +345,18 @@ def runs(bench: PathLike, metrics: Optional[Union[str, Sequence[str]]] = None,
          offline: bool = False) -> List[Dict[str, Any]]:
     """One flat row per child of ``bench``, whatever its class, for
     ``pandas.DataFrame(runs(b))``: the rows of ``sbctl analyze BENCH --runs
-    --csv`` with typed values: ``index``, ``repeat``, ``class``, ``reason``
+    --csv`` with typed values: ``index``, ``digest``, ``repeat``, ``class``, ``reason``
     (None for a success), ``attempt``, ``run_dir`` (a reused child's is
     its source's), ``reused_from_dir`` and ``reused_from_index`` (None
     unless reused), ``param.NAME`` for each parameter and ``metric.NAME``
     for each metric (``metrics``, else every metric any child reported;
     None where the child's finish has none).  Filter on ``class`` before
     aggregating: only ``succeeded`` rows are proven."""
-    sopts = _status_opts(offline)
-    aopts = _lib.AnalyzeOpts()
-    ms, nms = _names(metrics, "metrics")
-    if ms is not None:
-        aopts.metrics, aopts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
-    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
-        doc = _result(ctx, lambda out: _lib.sb_analyze_bench(ctx.ptr, b, ctypes.byref(sopts),
-                                                             ctypes.byref(aopts), out,
-                                                             ctypes.byref(ctx.err)),
-                      _lib.sb_analysis_render_runs_buffer, _lib.sb_analysis_destroy)
+    doc = _analysis(bench, None, metrics, offline, None, _lib.sb_analysis_render_runs_buffer)
     out = []
     for r in doc["runs"]:
         src = r["reused_from"] or {}
-        row = {"index": r["index"], "repeat": r["repeat"], "class": r["class"],
+        row = {"index": r["index"], "digest": r["digest"], "repeat": r["repeat"], "class": r["class"],
                "reason": r["reason"], "attempt": r["attempt"], "run_dir": r["run_dir"],
                "reused_from_dir": src.get("dir"), "reused_from_index": src.get("index")}
         row.update(("param." + k, v) for k, v in r["params"].items())

@@ -92,9 +92,9 @@ expect "--runs: a child of its own run, its own directory" \
 	"$(jq -r '.runs[3] | "\(.run_dir) \(.reused_from) \(.attempt)"' runs.json)" "$bdir/runs/3 null 0"
 "$SBCTL" analyze "$bdir" --runs --csv > runs.csv
 expect "--runs --csv: the header" "$(head -n 1 runs.csv | tr -d '\r')" \
-	"index,repeat,class,reason,attempt,run_dir,reused_from_dir,reused_from_index,param.x,metric.loss"
+	"index,digest,repeat,class,reason,attempt,run_dir,reused_from_dir,reused_from_index,param.x,metric.loss"
 expect "--runs --csv: a reused child's row" "$(sed -n 3p runs.csv | tr -d '\r')" \
-	"1,0,succeeded,,0,$adir/runs/1,$adir,1,2,2"
+	"1,$(jqf runs.json '.runs[1].digest'),0,succeeded,,0,$adir/runs/1,$adir,1,2,2"
 "$SBCTL" analyze "$bdir" --runs > runs.txt
 expect_match "--runs as text: a line per child, a reused one says where" "$(sed -n 2p runs.txt)" \
 	"^0 +succeeded +0 +x=1 loss=1 reused from grow [0-9a-f]{12} child 0$"
