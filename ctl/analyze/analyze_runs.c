@@ -116,16 +116,7 @@ static int runs_json(FILE *out, const struct sb_status *st, char **names, size_t
 		sb_json_key(&j, "run_dir");
 		sb_json_str(&j, dir);
 		sb_json_key(&j, "reused_from");
-		if (ch->reused) {
-			sb_json_obj_begin(&j);
-			sb_json_key(&j, "dir");
-			sb_json_str(&j, ch->reused->dir);
-			sb_json_key(&j, "index");
-			sb_json_int(&j, ch->reused->index);
-			sb_json_obj_end(&j);
-		} else {
-			sb_json_null(&j);
-		}
+		sb_status_json_reused(&j, ch->reused);
 		sb_json_obj_end(&j);
 		free(dir);
 	}

@@ -52,6 +52,8 @@ struct sb_child;
  * the object open in j; pc holds c's parameters (sb_plan_child_params). */
 void sb_status_json_child(struct sb_json *j, const struct sb_status *st, size_t c,
 			  const struct sb_child *pc);
+/* Where a reused child's run is, {"dir", "index"}, or null (r NULL). */
+void sb_status_json_reused(struct sb_json *j, const struct sb_child_reused *r);
 
 /* "reused from grow 3f2a0c1d9e8b child 7" for a reused child (its source
  * directory's name is NAME-DIGEST12, docs/benchmark-dir.md), to out. */

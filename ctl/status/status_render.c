@@ -116,16 +116,7 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 		sb_json_key(&j, "log");
 		sb_json_str(&j, a ? sb_status_log_rel(a, c, rel) : NULL);
 		sb_json_key(&j, "reused_from"); /* docs/sbctl-submit.md "Reuse" */
-		if (ch->reused) {
-			sb_json_obj_begin(&j);
-			sb_json_key(&j, "dir");
-			sb_json_str(&j, ch->reused->dir);
-			sb_json_key(&j, "index");
-			sb_json_int(&j, ch->reused->index);
-			sb_json_obj_end(&j);
-		} else {
-			sb_json_null(&j);
-		}
+		sb_status_json_reused(&j, ch->reused);
 		sb_spans_json_child(&j, st, a); /* submitted ... cpu_s */
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
@@ -193,6 +184,20 @@ void sb_status_json_child(struct sb_json *j, const struct sb_status *st, size_t 
 		sb_json_int(j, ch->latest->attempt);
 	else
 		sb_json_null(j);
+}
+
+void sb_status_json_reused(struct sb_json *j, const struct sb_child_reused *r)
+{
+	if (r == NULL) {
+		sb_json_null(j);
+		return;
+	}
+	sb_json_obj_begin(j);
+	sb_json_key(j, "dir");
+	sb_json_str(j, r->dir);
+	sb_json_key(j, "index");
+	sb_json_int(j, r->index);
+	sb_json_obj_end(j);
 }
 
 void sb_status_reused_text(FILE *out, const struct sb_child_reused *r)
