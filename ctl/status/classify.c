@@ -202,6 +202,45 @@ const char *sb_log_job_id(const struct sb_log_evidence *l, char buf[SB_LOG_JOB_N
 	return buf;
 }
 
+/* What a finish records, for a reason: "exit 3", "killed by signal 15"... */
+static void finish_text(const struct sb_log_evidence *log, bool exit0, char *buf, size_t size)
+{
+	if (has(SB_LOG_NOTE(log, early_stop)))
+		snprintf(buf, size, "stopped early");
+	else if (has(SB_LOG_NOTE(log, error)))
+		snprintf(buf, size, "the command could not run");
+	else if (exit0)
+		snprintf(buf, size, "exit 0, but %s", SB_LOG_NOTE(log, not_ok));
+	else if (log->exit_code >= 0)
+		snprintf(buf, size, "exit %d", log->exit_code);
+	else
+		snprintf(buf, size, "killed by signal %d", log->signal);
+}
+
+/* Row 3c: a finish other than a clean exit 0, the scheduler consulted but
+ * with no row yet or still showing the job queued or running, less than
+ * the settle time ago: running, saying what it waits for. */
+static bool unconfirmed_finish(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
+			       const struct sb_classify_params *p, bool row, enum sb_sched_state st,
+			       const char *rid, const char *stext, bool exit0, struct sb_verdict *out)
+{
+	bool clean = exit0 && !has(SB_LOG_NOTE(log, not_ok)) && !has(SB_LOG_NOTE(log, early_stop));
+	char what[160];
+
+	if (!log->present || !log->has_finish || clean || !sched->consulted || !sched->submitted ||
+	    (row && !is_active_state(st) && !is_pending_state(st)) ||
+	    p->now_ns - log->finish_ns >= p->settle_s * 1000000000LL)
+		return false;
+	finish_text(log, exit0, what, sizeof(what));
+	if (row)
+		verdict(out, SB_CLASS_RUNNING, "finished (%s), but the scheduler still says job %s is "
+			"%s; waiting up to %" PRId64 " s for it to end", what, rid, stext, p->settle_s);
+	else
+		verdict(out, SB_CLASS_RUNNING, "finished (%s); waiting up to %" PRId64 " s for the "
+			"scheduler to confirm", what, p->settle_s);
+	return true;
+}
+
 static void decide(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
 		   const struct sb_classify_params *p, struct sb_verdict *out, bool row,
 		   enum sb_sched_state st, const char *stext, const char *ltext)
@@ -268,7 +307,15 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		return;
 	}
 
-	/* 3b. stopped (v3): an early-stop rule of the spec held (whatever the exit) */
+	/* 3c. a finish the scheduler has not confirmed: whatever it records (an
+	 * exit, a signal, a missing result, an early stop), the job may still
+	 * end otherwise (a scancel whose CANCELLED accounting has not written
+	 * yet makes the command die of signal 15 first), so it waits the
+	 * settle time since the finish, as a finish with exit 0 does (9d) */
+	if (unconfirmed_finish(log, sched, p, row, st, rid, stext, exit0, out))
+		return;
+
+	/* 3d. stopped (v3): an early-stop rule of the spec held (whatever the exit) */
 	if (finished && has(SB_LOG_NOTE(log, early_stop))) {
 		verdict(out, SB_CLASS_STOPPED, "early stop: %s", SB_LOG_NOTE(log, early_stop));
 		return;

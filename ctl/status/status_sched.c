@@ -282,6 +282,7 @@ static int query_scheduler(struct sb_status *st, const struct sb_status_sched_op
 		goto out;
 	}
 	/* squeue fails for ids it no longer knows on real Slurm: not fatal */
+	st->queue_asked_ns = sb_status_now_ns();
 	if (run_query(ops, argv, &st->queue, max, timeout_ms, 1, NULL) < 0)
 		st->queue.n = 0;
 	st->squeue_calls++;
@@ -498,8 +499,22 @@ static void drop_rows(struct sb_sched_rows *rows)
 	rows->n = rows->cap = 0;
 }
 
+/* Whether squeue's row q describes a newer run than accounting's row r:
+ * the queue shows the job queued or running, while accounting says it
+ * ended before the queue was asked (a requeue, or a restart, that
+ * accounting has not written yet).  A job that ended after the queue was
+ * asked is accounting's: the later answer. */
+static bool queue_is_newer(const struct sb_sched_row *r, const struct sb_sched_row *q,
+			   int64_t queue_asked_ns)
+{
+	return q->state != SB_STATE_UNKNOWN && !sb_sched_state_terminal(q->state) &&
+	       sb_sched_state_terminal(r->state) && r->end >= 0 &&
+	       (r->end + 1) * 1000000000LL <= queue_asked_ns; /* End is whole seconds */
+}
+
 /* squeue's row for each attempt sacct gave none (sacct's is the later
- * answer), and squeue's pending reason where sacct has none. */
+ * answer) or an older run's (queue_is_newer: the newer run wins), and
+ * squeue's pending reason where sacct has none. */
 static void attach_queue_rows(struct sb_status *st, const struct row_index *queue_ix)
 {
 	size_t c, i;
@@ -516,6 +531,9 @@ static void attach_queue_rows(struct sb_status *st, const struct row_index *queu
 				a->sched.row = *q;
 				a->sched.has_row = true;
 				a->sched.from_outcome = false;
+			} else if (queue_is_newer(&a->sched.row, q, st->queue_asked_ns)) {
+				a->sched.row = *q;
+				a->sched_restart = -1; /* the queue's run: its count unknown */
 			} else if ((a->sched.row.reason == NULL || !a->sched.row.reason[0]) &&
 				   a->sched.row.state == SB_STATE_PENDING && q->state == SB_STATE_PENDING) {
 				a->sched.row.reason = q->reason;

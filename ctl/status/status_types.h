@@ -166,6 +166,7 @@ struct sb_status {
 	size_t outcomes_recorded;
 	int64_t now_ns;           /* taken before the logs were read */
 	int64_t asked_ns;         /* taken before the scheduler was asked */
+	int64_t queue_asked_ns;   /* taken before squeue was asked (0: it was not) */
 	char **warnings;          /* what could not be settled, one line each
 	                             (sb_status_warning) */
 	size_t nwarnings;

@@ -40,6 +40,11 @@ static int classify_attempt(struct sb_status *st, struct sb_attempt_status *a,
 			a->sched.cancel_recorded = true;
 	if (a->sched.has_row && a->log.present && a->sched_restart > a->log_restart)
 		forget_earlier_run(a);
+	/* the reverse: the log is a newer run's (a restart accounting has not
+	 * written yet), so the row says nothing of it */
+	else if (a->sched.has_row && !a->sched.from_outcome && a->log.present &&
+		 a->sched_restart >= 0 && a->log_restart > a->sched_restart)
+		a->sched.has_row = false;
 	sb_classify(&a->log, &a->sched, p, &v);
 	if (a->duplicate) {
 		char *was = strdup(v.reason);

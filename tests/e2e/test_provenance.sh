@@ -50,7 +50,9 @@ command: [true]'
 expect_match "uncommitted spec: plan warns" "$(cat plan.err)" "or the spec is not committed"
 
 # outside any repository: no git facts, no warning
+# (another tag: the same spec would be the benchmark submitted from the repository)
 mkdir -p "$T_ROOT/plain" && cp spec.yaml "$T_ROOT/plain/" && cd "$T_ROOT/plain"
+echo 'tag: plain' >> spec.yaml
 "$SBCTL" submit spec.yaml --root "$T_ROOT/runs2" --json > s.json 2> submit.err
 expect "no repository: no warning" "$(grep -c warning submit.err)" 0
 expect "no repository: git is null" "$(jq -r .provenance.git "$(jqf s.json .benchmark.dir)/benchmark.json")" null
