@@ -135,6 +135,12 @@ verify() { # verify MODE
 	check "$mode: analyze score over successes (n mean min max)" \
 		"$(jq -r '.groups[0].metrics.score | "\(.n) \(.mean) \(.min) \(.max)"' "$W/$mode/analyze.json")" "3 8.5 6 10.5"
 	check "$mode: analyze excluded children" "$(jq -c '[.excluded[].index]' "$W/$mode/analyze.json")" "[0,1,2,3,5]"
+	echo "-- every status polled during the run: no final class that later changed"
+	check "$mode: statuses polled" "$([ "$(wc -l < "$W/$mode/polls.txt")" -ge 10 ] && echo enough)" enough
+	check "$mode: final classes that later changed" "$(awk '
+		{ for (i = 1; i <= NF; i++) {
+			if (fin[i] != "" && $i != fin[i] && !seen[i]) { print "child " i - 1 ": " fin[i] " then " $i; seen[i] = 1 }
+			if ($i != "pending" && $i != "running" && fin[i] == "") fin[i] = $i } }' "$W/$mode/polls.txt" | paste -sd ';' -)" ""
 	echo "-- a grown sweep: reuse"
 	check "$mode: grown sweep, children reused and submitted" \
 		"$(jq -r '"\(.reused) \([.jobs[].children[]] | length) \(.jobs | length)"' "$W/$mode/grow2.json")" "2 1 1"

@@ -62,6 +62,17 @@ echo "$dir" > bench_dir
 log "array job $A, directory $dir"
 snap submit
 
+# every second until the benchmark is over: each child's class, as a fresh
+# `sbctl status` gives it, one line per poll (acceptance.sh fails when a
+# final class is later another: the scheduler's word, not a guess)
+(
+	while [ ! -e "$out/polls.stop" ]; do
+		sbctl status "$dir" --json 2> /dev/null | jq -r '[.children[].class] | join(" ")' >> "$out/polls.txt" || true
+		sleep 1
+	done
+) &
+poll_pid=$!
+
 if [ "$mode" = real ] && [ -n "${SBFAKE:-}" ]; then
 	# record the real run for the replay tests (stopped after the tamper below)
 	SB_FAKE_SLURM_DIR="$out/fake-unused" "$SBFAKE" record "$dir" "$out/rec" --interval 1 --duration 600 --jobs "$A" \
@@ -91,6 +102,10 @@ log "sbctl wait"
 rc=0; sbctl wait "$dir" --timeout 280 --interval 5 > wait.out 2>&1 || rc=$?
 log "sbctl wait: exit $rc after $(( $(date +%s) - t0 )) s"
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || { cat wait.out; exit 1; }
+
+touch "$out/polls.stop"
+wait "$poll_pid" 2>/dev/null || true
+log "status polled $(wc -l < "$out/polls.txt") times during the run"
 
 # child 5: its result changes after it finished
 log "changing runs/5/out.txt after the finish"
