@@ -306,7 +306,7 @@ static int expand_spec_dir(struct sb_agent_bench *b, const char *dir, bool shell
 static int read_map(const char *path, char **data, size_t *len, struct sb_error *err)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return sb_errorf(err, "cannot open task map '%s': %s", path, strerror(errno));

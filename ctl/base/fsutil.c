@@ -152,13 +152,31 @@ int sb_fs_rename(const char *from, const char *to, struct sb_error *err)
 	return 0;
 }
 
+FILE *sb_fs_fopen_regular(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	RETRY_EINTR(fd, open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	return f;
+}
+
 int sb_fs_read_file(const char *path, size_t max, char **data, size_t *len,
 		    struct sb_error *err)
 {
 	struct stat st;
 	int fd, e;
 
-	RETRY_EINTR(fd, open(path, O_RDONLY | O_CLOEXEC));
+	RETRY_EINTR(fd, open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
 	if (fd < 0)
 		return sb_errorf(err, "cannot open '%s': %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -4,6 +4,7 @@
 #define SB_CTL_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "sbench/error.h"
@@ -29,6 +30,10 @@ int sb_fs_sync_dir(const char *path, struct sb_error *err);
  * links are removed, never followed).  A path that does not exist is
  * fine. */
 int sb_fs_remove_tree(const char *path, struct sb_error *err);
+
+/* The regular file at path opened for reading, as a stream: NULL (errno
+ * EINVAL) for anything else, a FIFO included, which is never waited on. */
+FILE *sb_fs_fopen_regular(const char *path);
 
 /* Reads a whole regular file of at most max bytes.  *data is NUL-terminated
  * (not counted in *len); the caller frees it. */

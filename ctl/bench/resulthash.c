@@ -19,7 +19,7 @@ int sb_result_hash(const char *path, struct sb_index *idx, bool rehash, char hex
 	struct stat st;
 	int fd, tries = 0, rc;
 
-	while ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0 && errno == EINTR &&
+	while ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) < 0 && errno == EINTR &&
 	       ++tries < SB_EINTR_MAX)
 		;
 	if (fd < 0) {

@@ -1,10 +1,13 @@
 /* sbctl output BENCH CHILD: a child's Slurm stdout and stderr (every
  * attempt and restart, oldest first), from the chunk directories Slurm
  * writes them into: sb_bench_output finds them. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/numarg.h"
@@ -15,10 +18,18 @@ static void copy_file(const char *path)
 {
 	char buf[65536];
 	size_t r;
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	FILE *f;
+	/* a FIFO in place of an output file is skipped, never waited on */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	if (f == NULL)
+	if (fd < 0)
 		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return;
+	}
 	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, r, stdout);
 	fclose(f);

@@ -826,7 +826,7 @@ struct sb_spec *sb_spec_load(const char *path, struct sb_error *err)
 	size_t len = 0;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* a FIFO: refused, not waited on */
 	if (fd < 0) {
 		sb_error_set(err, errno == ENOENT ? SB_ERR_NOT_FOUND : SB_ERR_INPUT,
 			     "cannot open '%s': %s", path, strerror(errno));

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fsutil.h"
 #include "status/report_child.h"
 #include "sbench/bench.h"
 #include "sbench/plan.h"
@@ -269,7 +270,7 @@ char *sb_child_stderr_tail(const struct sb_bench *b, size_t c, int lines, char *
 		*err_path = NULL;
 	if (path == NULL)
 		return NULL;
-	if ((f = fopen(path, "r")) != NULL) {
+	if ((f = sb_fs_fopen_regular(path)) != NULL) {
 		long size;
 		if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 &&
 		    fseek(f, size > TAIL_BYTES ? size - TAIL_BYTES : 0, SEEK_SET) == 0) {

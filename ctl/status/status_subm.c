@@ -292,7 +292,7 @@ int sb_status_submit_running(const char *dir)
 
 	if (asprintf(&path, "%s/lock", dir) < 0)
 		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	free(path);
 	if (fd < 0)
 		return 0;
