@@ -49,6 +49,7 @@ const char *sb_error_code_name(enum sb_error_code code)
 	case SB_ERR_NOMEM: return "out_of_memory";
 	case SB_ERR_TIMEOUT: return "timeout";
 	case SB_ERR_SCHEDULER: return "scheduler";
+	case SB_ERR_INTERRUPTED: return "interrupted";
 	}
 	return "runtime";
 }

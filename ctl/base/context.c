@@ -20,6 +20,8 @@ struct sb_ctx {
 	void *warn_user;
 	sb_progress_fn *progress;
 	void *progress_user;
+	sb_stop_fn *stop;
+	void *stop_user;
 };
 
 static int replace(char **slot, const char *value, struct sb_error *err)
@@ -245,6 +247,17 @@ void sb_ctx_set_progress(struct sb_ctx *ctx, sb_progress_fn *fn, void *user)
 {
 	ctx->progress = fn;
 	ctx->progress_user = user;
+}
+
+void sb_ctx_set_stop(struct sb_ctx *ctx, sb_stop_fn *fn, void *user)
+{
+	ctx->stop = fn;
+	ctx->stop_user = user;
+}
+
+int sb_ctx_should_stop(const struct sb_ctx *ctx)
+{
+	return ctx && ctx->stop ? ctx->stop(ctx->stop_user) != 0 : 0;
 }
 
 void sb_ctx_warn(const struct sb_ctx *ctx, const char *fmt, ...)

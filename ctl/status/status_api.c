@@ -113,6 +113,21 @@ static void sleep_s(double s)
 		;
 }
 
+/* Sleeps s seconds in steps of at most STOP_STEP_S, asking the context's
+ * stop callback before each: -1 when it asks to stop. */
+#define STOP_STEP_S 0.25
+static int sleep_or_stop(const struct sb_ctx *ctx, double s)
+{
+	while (s > 0) {
+		double step = s < STOP_STEP_S ? s : STOP_STEP_S;
+		if (sb_ctx_should_stop(ctx))
+			return -1;
+		sleep_s(step);
+		s -= step;
+	}
+	return sb_ctx_should_stop(ctx) ? -1 : 0;
+}
+
 /* BENCH is a directory whose benchmark record a running submit is still
  * writing (it holds the directory's lock). */
 static bool is_dir(const char *path)
@@ -229,7 +244,11 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 				     "pending or running, or no answer from the scheduler", opts->timeout);
 			break;
 		}
-		sleep_s(pause);
+		if (sleep_or_stop(ctx, pause) < 0) {
+			sb_error_set(err, SB_ERR_INTERRUPTED, "interrupted while waiting, after %.0f s",
+				     elapsed_s(&t0));
+			break;
+		}
 	}
 	if (shown)
 		sb_ctx_progress(ctx, "waiting", shown, shown);

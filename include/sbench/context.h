@@ -108,6 +108,17 @@ unsigned sb_ctx_threads(const struct sb_ctx *ctx);
 void sb_ctx_set_warn(struct sb_ctx *ctx, sb_warn_fn *fn, void *user);
 void sb_ctx_set_progress(struct sb_ctx *ctx, sb_progress_fn *fn, void *user);
 
+/* A stop callback, asked at least every 0.25 s while a long wait sleeps
+ * (sb_status_wait between its polls): non-zero ends the wait with
+ * SB_ERR_INTERRUPTED.  For a binding whose user pressed Ctrl-C (Python's
+ * sbench.wait); NULL: never asked.  It may be called from any thread
+ * that runs the wait. */
+typedef int sb_stop_fn(void *user);
+void sb_ctx_set_stop(struct sb_ctx *ctx, sb_stop_fn *fn, void *user);
+
+/* Whether the stop callback asks to stop (0 when there is none). */
+int sb_ctx_should_stop(const struct sb_ctx *ctx);
+
 /* Calls the warning callback, if any, with a formatted message. */
 void sb_ctx_warn(const struct sb_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

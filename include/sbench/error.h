@@ -35,6 +35,8 @@ enum sb_error_code {
 			   * (squeue, sacct: slurmdbd down, a command that timed
 			   * out); a status computed offline needs no
 			   * scheduler (exit 1) */
+	SB_ERR_INTERRUPTED, /* the caller's stop callback asked a wait to stop
+			     * (sb_ctx_set_stop); sbctl sets none */
 };
 
 struct sb_error {
@@ -60,7 +62,7 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* The code's name: "none", "runtime", "input", "not_found", "out_of_memory",
- * "timeout", "scheduler".
+ * "timeout", "scheduler", "interrupted".
  * A static string. */
 const char *sb_error_code_name(enum sb_error_code code);
 

@@ -16,7 +16,9 @@ whose ``tail`` says which, not an exception.
 
 import ctypes
 import json
+import math
 import os
+import threading
 import warnings
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
@@ -123,7 +125,7 @@ def watch(bench: PathLike, until_done: bool = False, timeout: Optional[float] = 
     opts = _lib.WatchOpts()
     opts.bind = bind.encode() if bind is not None else None
     opts.until_done = bool(until_done)
-    opts.timeout = float(timeout) if timeout is not None else 0.0
+    opts.timeout = _seconds(timeout, "timeout") if timeout is not None else 0.0
     with _lib.Context(warn=_warn) as ctx:
         w = ctypes.c_void_p()
         if _lib.sb_watch_open(ctx.ptr, _bench_arg(bench), ctypes.byref(opts), ctypes.byref(w),
@@ -221,11 +223,8 @@ def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = Fals
 def _submit_lane(spec, root, opts, check, lane, max_active) -> Dict[str, Any]:
     lo = _lib.LaneOpts()
     if check is not None and check is not False:
-        if check is not True and (isinstance(check, bool) or not isinstance(check, (int, float))
-                                  or check <= 0):
-            raise UsageError("check must be True or a number of seconds > 0, not %r" % (check,))
         lo.check = True
-        lo.check_seconds = 0.0 if check is True else float(check)
+        lo.check_seconds = 0.0 if check is True else _seconds(check, "check")
     if max_active is not None:
         if lane is None:
             raise UsageError("max_active needs a lane")
@@ -242,22 +241,27 @@ def _submit_lane(spec, root, opts, check, lane, max_active) -> Dict[str, Any]:
                        _lib.sb_lane_render_buffer, _lib.sb_lane_result_destroy, spec=True)
 
 
+def _seconds(value, what, zero_ok=False):
+    """A number of seconds given to the library: finite, > 0 (>= 0 with
+    zero_ok); anything else (NaN, inf, a negative, a bool, a string) is a
+    UsageError, never passed on."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0 or (value == 0 and not zero_ok):
+        raise UsageError("%s must be a number of seconds %s, not %r"
+                         % (what, ">= 0" if zero_ok else "> 0", value))
+    return float(value)
+
+
 def _status_opts(offline=False, settle=None, timeout=None, interval=None):
     o = _lib.StatusOpts()
     o.offline = bool(offline)
     if settle is not None:
-        if settle < 0:
-            raise UsageError("settle must be >= 0 seconds, not %r" % (settle,))
         # 0 in the options means "the context's": a settle of 0 goes there
-        o.settle = float(settle) if settle > 0 else 0.0
+        o.settle = _seconds(settle, "settle", zero_ok=True)
     if timeout is not None:
-        if timeout <= 0:
-            raise UsageError("timeout must be > 0 seconds, not %r" % (timeout,))
-        o.timeout = float(timeout)
+        o.timeout = _seconds(timeout, "timeout")
     if interval is not None:
-        if interval <= 0:
-            raise UsageError("interval must be > 0 seconds, not %r" % (interval,))
-        o.interval = float(interval)
+        o.interval = _seconds(interval, "interval")
     return o
 
 
@@ -286,11 +290,34 @@ def wait(bench: PathLike, timeout: Optional[float] = None,
     is retried (with a :class:`SbenchWarning`).  Raises :class:`Timeout`
     when ``timeout`` seconds passed first."""
     opts = _status_opts(timeout=timeout, interval=interval)
+    arg = _bench_arg(bench)
+    stop, box = threading.Event(), {}
     with _lib.Context(warn=_warn) as ctx:
-        return _result(ctx, lambda out: _lib.sb_status_wait(ctx.ptr, _bench_arg(bench),
-                                                            ctypes.byref(opts), out,
-                                                            ctypes.byref(ctx.err)),
-                       _lib.sb_status_render_buffer, _lib.sb_status_destroy)
+        ctx.set_stop(stop)
+
+        def run():
+            try:
+                box["doc"] = _result(ctx, lambda out: _lib.sb_status_wait(ctx.ptr, arg,
+                                                                          ctypes.byref(opts), out,
+                                                                          ctypes.byref(ctx.err)),
+                                     _lib.sb_status_render_buffer, _lib.sb_status_destroy)
+            except BaseException as e:  # handed to the caller's thread
+                box["exc"] = e
+
+        # the wait runs in a thread, the caller's thread joins it in short
+        # steps: Ctrl-C is seen at once, stops the wait, and is raised
+        worker = threading.Thread(target=run, name="sbench.wait", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            stop.set()
+            worker.join()
+            raise
+    if "exc" in box:
+        raise box["exc"]
+    return box["doc"]
 
 
 def _names(arg, what):
@@ -436,8 +463,9 @@ def forget(bench: PathLike) -> Dict[str, Any]:
 def output(bench: PathLike, child: int) -> List[str]:
     """The paths of child ``child``'s Slurm stdout and stderr files (every
     attempt and restart, oldest first), as ``sbctl output`` shows them."""
-    if isinstance(child, bool) or not isinstance(child, int) or child < 0:
-        raise UsageError("child must be an index >= 0, not %r" % (child,))
+    if isinstance(child, bool) or not isinstance(child, int) or not 0 <= child < 2 ** 63:
+        # (a larger int would wrap in the C size_t: 2**70 is not child 0)
+        raise UsageError("child must be an index >= 0 (below 2**63), not %r" % (child,))
     files, n = ctypes.POINTER(ctypes.c_char_p)(), ctypes.c_size_t()
     with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
         if _lib.sb_bench_output(b, child, None, ctypes.byref(files), ctypes.byref(n),

@@ -42,7 +42,7 @@ lib = _load()
 # error.h
 SB_ERROR_MAX = 1024
 (ERR_NONE, ERR_RUNTIME, ERR_INPUT, ERR_NOT_FOUND, ERR_NOMEM, ERR_TIMEOUT,
- ERR_SCHEDULER) = range(7)
+ ERR_SCHEDULER, ERR_INTERRUPTED) = range(8)
 
 
 class Error_t(ctypes.Structure):
@@ -119,6 +119,7 @@ class LaneOpts(ctypes.Structure):
 
 
 WARN_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+STOP_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 
 
 def _fn(name, restype, *argtypes):
@@ -152,6 +153,7 @@ sb_ctx_agent = _fn("sb_ctx_agent", ctypes.c_char_p, vp)
 sb_ctx_set_agent = _fn("sb_ctx_set_agent", ctypes.c_int, vp, ctypes.c_char_p, P_ERR)
 sb_ctx_set_settle = _fn("sb_ctx_set_settle", ctypes.c_int, vp, ctypes.c_double, P_ERR)
 sb_ctx_set_warn = _fn("sb_ctx_set_warn", None, vp, WARN_FN, vp)
+sb_ctx_set_stop = _fn("sb_ctx_set_stop", None, vp, STOP_FN, vp)
 sb_bench_find = _fn("sb_bench_find", vp, vp, ctypes.c_char_p, P_ERR)
 sb_bench_destroy = _fn("sb_bench_destroy", None, vp)
 sb_bench_dir = _fn("sb_bench_dir", ctypes.c_char_p, vp)
@@ -211,8 +213,12 @@ def take_buffer(ptr, length):
 
 
 def fspath(path):
-    """A path argument as the C string the library takes."""
-    return os.fsencode(os.fspath(path))
+    """A path argument as the C string the library takes: a NUL would cut
+    it short ('py\\0x' naming 'py'), so it is refused."""
+    b = os.fsencode(os.fspath(path))
+    if b"\0" in b:
+        raise _errors.UsageError("a path or name may not contain a NUL byte: %r" % (path,))
+    return b
 
 
 _SPEC_POS = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<column>\d+): ")
@@ -285,6 +291,11 @@ class Context:
         self._warn = WARN_FN(lambda _user, msg: warn(msg.decode("utf-8", "replace"))) if warn else None
         if self._warn:
             sb_ctx_set_warn(self.ptr, self._warn, None)
+
+    def set_stop(self, event):
+        """Stops a wait of this context once the threading.Event is set."""
+        self._stop = STOP_FN(lambda _user: 1 if event.is_set() else 0)
+        sb_ctx_set_stop(self.ptr, self._stop, None)
 
     def close(self):
         if self.ptr:

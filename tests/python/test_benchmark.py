@@ -5,6 +5,7 @@ Every operation's Python result equals json.loads of `sbctl ... --json`."""
 import json
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -212,3 +213,42 @@ def test_scheduler_error(cli, bench, tmp_path, monkeypatch):
     assert e.value.exit_code == 1 and str(e.value) in r.stderr
     # offline needs no scheduler
     assert sbench.status(bench["dir"], offline=True)["scheduler"] == "offline"
+
+
+def test_bad_arguments_are_refused_not_wrapped(bench):
+    """Issue 25 (j): what ctypes would wrap or cut is a UsageError."""
+    with pytest.raises(sbench.UsageError, match="below 2\\*\\*63"):
+        sbench.output(bench["dir"], 2 ** 70)  # not child 0's files
+    with pytest.raises(sbench.UsageError, match="NUL byte"):
+        sbench.status(bench["dir"] + "\0x")  # not the directory before the NUL
+    for bad in (float("nan"), float("inf"), -1, "10", True):
+        with pytest.raises(sbench.UsageError, match="settle must be"):
+            sbench.status(bench["dir"], settle=bad)
+    with pytest.raises(sbench.UsageError, match="timeout must be"):
+        sbench.wait(bench["dir"], timeout=float("nan"))
+    with pytest.raises(sbench.UsageError, match="interval must be"):
+        sbench.wait(bench["dir"], interval=-1)
+    with pytest.raises(sbench.UsageError, match="timeout must be"):
+        next(sbench.watch(bench["dir"], timeout=-1))
+
+
+def test_ctrl_c_stops_a_wait_at_once(cli, bench, tmp_path):
+    """Issue 25 (g): SIGINT during sbench.wait() raises KeyboardInterrupt
+    within a second, not when the wait would have returned."""
+    spec = tmp_path / "long.yaml"
+    spec.write_text("name: long\ncommand: [sleep, '60']\n")
+    sbench.submit(spec)
+    code = (
+        "import os, signal, sys, threading, time, sbench\n"
+        "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        "t0 = time.monotonic()\n"
+        "try:\n"
+        "    sbench.wait('long', interval=30)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted after %.1f s' % (time.monotonic() - t0))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    took = float(r.stdout.split()[2])
+    assert 0.9 <= took < 3.0, r.stdout
+    cli.run("cancel", "long")
