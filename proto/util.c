@@ -213,3 +213,34 @@ int sb_read_all(int fd, size_t max, size_t hint, char **data, size_t *len)
 	*len = got;
 	return 0;
 }
+
+char *sb_escape_controls(const char *s, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (size == 0)
+		return out;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t need = c < 0x20 || c == 0x7f ? 4 : 1;
+		if (o + need + 1 > size) {
+			if (size >= 4)
+				memcpy(out + (o + 4 <= size ? o : size - 4), "...", 4);
+			else
+				out[o] = '\0';
+			return out;
+		}
+		if (need == 4) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+

@@ -27,6 +27,12 @@ char *sb_fmt_double_short(double v, char buf[SB_DOUBLE_TEXT_MAX]);
 /* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */
 void sb_hex_encode(const uint8_t *in, size_t n, char *out);
 
+/* s with every control character (below 0x20, and 0x7f) written as \xNN,
+ * into out of size bytes, NUL-terminated: a message that shows a value
+ * from a spec or a file name cannot move a terminal's cursor or change
+ * its colours.  What does not fit ends in "...".  Returns out. */
+char *sb_escape_controls(const char *s, char *out, size_t size);
+
 /* Parses exactly 2n lowercase or uppercase hex digits into out; -1 if not. */
 int sb_hex_decode(const char *hex, uint8_t *out, size_t n);
 

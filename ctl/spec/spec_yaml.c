@@ -9,6 +9,7 @@
 
 #include <yaml.h>
 
+#include "proto/util.h"
 #include "spec/spec_yaml.h"
 #include "sbench/spec.h"
 
@@ -45,10 +46,16 @@ static int ynode_add(struct sb_ynode *parent, struct sb_ynode *kid)
 int sb_ynode_verrorf(struct sb_error *err, const char *path, int line, int col,
 		     const char *fmt, va_list ap)
 {
-	char msg[SB_ERROR_MAX];
+	char msg[SB_ERROR_MAX], safe[SB_ERROR_MAX], *whole = NULL;
+	int rc;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	return sb_errorf(err, "%s:%d:%d: %s", path, line, col, msg);
+	if (asprintf(&whole, "%s:%d:%d: %s", path, line, col, msg) < 0)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	/* a spec value or a file name in it is shown, never acted on by a terminal */
+	rc = sb_errorf(err, "%s", sb_escape_controls(whole, safe, sizeof(safe)));
+	free(whole);
+	return rc;
 }
 
 static int at_errorf(struct sb_error *err, const char *path, int line, int col,

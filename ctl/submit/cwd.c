@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "spec/spec_template.h"
+#include "proto/util.h"
 #include "submit/submit_private.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
@@ -120,6 +121,14 @@ char *sb_submit_cwd_problem(const struct sb_plan *plan, const char *spec_path)
 		     "spec's directory, put in place at run time; $SB_SPEC_DIR holds it too)",
 		     spec_path, word, dir, fix, fix) < 0)
 		msg = NULL;
+	if (msg != NULL) { /* the word and the paths are shown, never acted on by a terminal */
+		size_t size = 4 * strlen(msg) + 1;
+		char *safe = malloc(size);
+		if (safe != NULL)
+			sb_escape_controls(msg, safe, size);
+		free(msg);
+		msg = safe;
+	}
 out:
 	free(words);
 	free(buf);

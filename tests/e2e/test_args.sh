@@ -61,4 +61,16 @@ expect_usage "analyze --metrics with 4,097 names" "^sbctl analyze: --metrics has
 expect_usage "analyze --group-by with 4,097 names" "^sbctl analyze: --group-by has more than 4096 names$" \
 	"$SBCTL" analyze "$dir" --group-by "$many"
 
+# ---- control characters of a spec value are escaped in messages (issue 25 k) --
+printf 'name: esc\ncommand: [a]\nparameters: {p: ["\\e[31mred", "\\e[31mred"]}\n' > esc.yaml
+"$SBCTL" plan esc.yaml > /dev/null 2> esc.err
+expect "a duplicate value with an escape: exit 2" "$?" 2
+expect "the message shows the escape as \\x1b, no raw ESC byte" \
+	"$(grep -c $'\x1b' esc.err) $(grep -c 'duplicate value .\\x1b\[31mred. of parameter .p.' esc.err)" "0 1"
+mkdir -p escdir && printf '#!/bin/sh\n' > $'escdir/run\x1b[2J.sh'
+printf 'name: esc2\ncommand: ["./run\\e[2J.sh"]\n' > escdir/esc2.yaml
+"$SBCTL" submit escdir/esc2.yaml > /dev/null 2> esc2.err
+expect "a file name with an escape in the cwd refusal: exit 2" "$?" 2
+expect "... shown escaped" "$(grep -c $'\x1b' esc2.err) $(grep -c 'run\\x1b\[2J.sh' esc2.err)" "0 1"
+
 t_done
