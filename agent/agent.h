@@ -147,6 +147,11 @@ void sb_agent_results_collect(const char *const *paths, size_t n,
 #define SB_METRICS_MAX_COUNT 10000
 #define SB_METRICS_MAX_NAME 256
 #define SB_METRICS_MAX_DEPTH 8
+/* libyaml's cost grows with the square of the nesting of flow collections
+ * ([ and {): deeper files are refused before parsing, and a parse gets at
+ * most this long (the finish record must fit in KillWait). */
+#define SB_METRICS_MAX_FLOW_DEPTH 64
+#define SB_METRICS_MAX_PARSE_S 2.0
 
 struct sb_agent_metric {
 	char *name;

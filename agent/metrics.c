@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <yaml.h>
@@ -23,10 +24,23 @@ struct mctx {
 	size_t cap, capskip;
 	const char *path;
 	struct sb_error *err;
+	double deadline;        /* CLOCK_MONOTONIC seconds */
+	unsigned events;
 };
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int next_event(struct mctx *c, yaml_event_t *ev)
 {
+	if (++c->events % 1024 == 0 && mono_s() > c->deadline)
+		return sb_errorf(c->err, "metrics file '%s': not parsed within %.0f s (the bound)",
+				 c->path, SB_METRICS_MAX_PARSE_S);
 	if (!yaml_parser_parse(&c->parser, ev))
 		return sb_errorf(c->err, "metrics file '%s': line %zu column %zu: %s",
 			c->path, c->parser.problem_mark.line + 1,
@@ -267,10 +281,39 @@ int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 	return rc;
 }
 
+/* Whether flow collections ([ and {) outside quoted scalars nest at most
+ * max deep: a cheap pass before libyaml, whose cost grows with the square
+ * of that nesting.  (A quote or '#' inside a plain scalar can only hide
+ * brackets from it; the parse's time bound covers what it misses.) */
+static bool flow_depth_ok(const char *s, size_t n, int max)
+{
+	int depth = 0;
+	char q = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (q) {
+			if (ch == '\\' && q == '"')
+				i++;
+			else if (ch == q)
+				q = 0;
+		} else if (ch == '"' || ch == '\'') {
+			q = ch;
+		} else if (ch == '[' || ch == '{') {
+			if (++depth > max)
+				return false;
+		} else if ((ch == ']' || ch == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return true;
+}
+
 int sb_agent_metrics_parse(const char *text, size_t len, const char *path,
 	struct sb_agent_metrics *m, struct sb_error *err)
 {
-	struct mctx c = { .m = m, .path = path, .err = err };
+	struct mctx c = { .m = m, .path = path, .err = err,
+			  .deadline = mono_s() + SB_METRICS_MAX_PARSE_S };
 	yaml_event_t ev;
 	size_t i, out;
 	int rc = -1;
@@ -279,6 +322,9 @@ int sb_agent_metrics_parse(const char *text, size_t len, const char *path,
 	if (len > SB_METRICS_MAX_FILE)
 		return sb_errorf(err, "metrics file '%s' is larger than %u bytes", path,
 			SB_METRICS_MAX_FILE);
+	if (!flow_depth_ok(text, len, SB_METRICS_MAX_FLOW_DEPTH))
+		return sb_errorf(err, "metrics file '%s' nests [ and { deeper than %d levels",
+				 path, SB_METRICS_MAX_FLOW_DEPTH);
 	if (!yaml_parser_initialize(&c.parser))
 		return sb_error_set(err, SB_ERR_NOMEM, "metrics file '%s': out of memory", path);
 	yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);

@@ -339,6 +339,38 @@ static void test_metrics_errors(void **state)
 	assert_int_equal(m.n, 0);
 	assert_int_equal(m.nskipped, 1);
 	sb_agent_metrics_release(&m);
+
+	/* a hostile file: 600 KB of nested sequences (libyaml's cost grows
+	 * with the square of the depth): refused at once, before parsing */
+	{
+		size_t half = 300000, k;
+		char *hostile = malloc(2 * half + 16);
+		struct timespec t0, t1;
+		assert_non_null(hostile);
+		k = (size_t)sprintf(hostile, "{\"a\": ");
+		memset(hostile + k, '[', half);
+		memset(hostile + k + half, ']', half);
+		strcpy(hostile + k + 2 * half, "}");
+		write_file("hostile.json", hostile);
+		free(hostile);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(sb_agent_metrics_read("hostile.json", &m, &err), -1);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		assert_non_null(strstr(err.msg, "nests [ and { deeper than 64 levels"));
+		assert_true(t1.tv_sec - t0.tv_sec < 2);
+	}
+	/* 60 levels of flow nesting still parse (the sequence is skipped) */
+	{
+		char ok[256];
+		size_t k = (size_t)sprintf(ok, "{\"x\": 1, \"a\": ");
+		memset(ok + k, '[', 60);
+		memset(ok + k + 60, ']', 60);
+		strcpy(ok + k + 120, "}");
+		write_file("ok.json", ok);
+		assert_int_equal(sb_agent_metrics_read("ok.json", &m, &err), 0);
+		assert_int_equal(m.n, 1);
+		sb_agent_metrics_release(&m);
+	}
 }
 
 static double past_deadline(void *arg)
