@@ -15,7 +15,7 @@
 #include "sbench/submit.h"
 
 enum { O_ROOT = 1, O_DRY_RUN, O_JSON, O_NO_REUSE, O_REUSE_FROM, O_CHECK, O_LANE, O_MAX_ACTIVE,
-       O_ONLY, O_TIME };
+       O_ONLY, O_TIME, O_CANCEL_RUNNING };
 
 static const struct sb_opt submit_opts[] = {
 	{ "root", 0, O_ROOT, SB_OPT_VALUE, "DIR", "where benchmark directories go (default $SB_ROOT, else ./sbench-runs)" },
@@ -49,6 +49,7 @@ static const struct sb_opt_cmd submit_cmd = {
 static const struct sb_opt rerun_opts[] = {
 	{ "only", 0, O_ONLY, SB_OPT_VALUE, "CLASS[,CLASS...]", "the classes whose children run again (required)" },
 	{ "time", 0, O_TIME, SB_OPT_VALUE, "T", "the new attempt's time limit (sbatch --time)" },
+	{ "cancel-running", 0, O_CANCEL_RUNNING, SB_OPT_FLAG, NULL, "cancel a chosen child's job the scheduler still has, and wait for it, first" },
 	{ "dry-run", 0, O_DRY_RUN, SB_OPT_FLAG, NULL, "print what would be submitted; submit nothing" },
 	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the result as one JSON document" },
 	{ NULL, 0, 0, 0, NULL, NULL },
@@ -56,11 +57,13 @@ static const struct sb_opt rerun_opts[] = {
 
 static const struct sb_opt_cmd rerun_cmd = {
 	"rerun",
-	"rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json]",
+	"rerun BENCH --only CLASS[,CLASS...] [--time T] [--cancel-running] [--dry-run] [--json]",
 	"Submits a new attempt for the children whose class is one of CLASS\n"
 	"(failed, killed, stopped, incomplete, stale, missing, partial,\n"
 	"inconsistent, invalid), with the time limit T (sbatch --time) when\n"
-	"given.  Earlier attempts stay in the record.\n",
+	"given.  Earlier attempts stay in the record.  A child whose job the\n"
+	"scheduler still has (pending or running) is never run twice at once:\n"
+	"the rerun is refused, or its job cancelled first with --cancel-running.\n",
 	rerun_opts,
 	NULL,
 };
@@ -211,7 +214,7 @@ int cmd_submit(int argc, char **argv)
 	return rc;
 }
 
-/* sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--dry-run] [--json] */
+/* sbctl rerun BENCH --only CLASS[,CLASS...] [--time T] [--cancel-running] [--dry-run] [--json] */
 int cmd_rerun(int argc, char **argv)
 {
 	struct sb_rerun_opts o = { 0 };
@@ -229,6 +232,7 @@ int cmd_rerun(int argc, char **argv)
 		case O_ONLY: only = v; break;
 		case O_TIME: o.time = v; break;
 		case O_DRY_RUN: o.dry_run = true; break;
+		case O_CANCEL_RUNNING: o.cancel_running = true; break;
 		case O_JSON: json = true; break;
 		case SB_OPT_OPERAND:
 			if (sb_opt_operand(&rerun_cmd, &bench, v, "BENCH") < 0)

@@ -99,6 +99,14 @@ int sb_rerun(const struct sb_ctx *ctx, const char *bench, const char *classes,
 	for (c = 0; c < st.n; c++)
 		if (want[st.children[c].cls])
 			children[n++] = c;
+	/* never a second copy of a child whose job is still in the queue */
+	if (sb_rerun_guard(ctx, &st, children, n, opts && opts->cancel_running,
+			   opts && opts->dry_run, err) < 0) {
+		free(children);
+		free(r);
+		sb_status_release(&st);
+		return -1;
+	}
 	/* the children chosen, the status goes before the submit reads the
 	 * records again: never both of them per child at once */
 	b = st.bench; /* sb_status_run made st own it */

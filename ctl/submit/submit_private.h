@@ -42,4 +42,12 @@ int sb_submit_lane(const struct sb_ctx *ctx, const char *spec_path,
  * then records a signed cancel record for each, each in res->jobs. */
 int sb_submit_cancel_jobs(struct sb_bench *b, struct sb_submit_result *res, struct sb_error *err);
 
+struct sb_status;
+/* The chosen children of a rerun whose latest job the scheduler still has
+ * pending or running (submit/live.c): -1 with SB_ERR_INPUT naming the first
+ * unless cancel; with it, their jobs are cancelled and waited for (not in
+ * a dry run).  0 when the rerun may go on. */
+int sb_rerun_guard(const struct sb_ctx *ctx, const struct sb_status *st, const size_t *children,
+		   size_t n, bool cancel, bool dry_run, struct sb_error *err);
+
 #endif

@@ -76,6 +76,11 @@ struct sb_rerun_opts {
 	 * its syntax (sbatch refuses a bad one: run the rerun again with
 	 * another). */
 	const char *time;
+	/* A chosen child whose latest job the scheduler still has (pending or
+	 * running) makes the rerun fail (SB_ERR_INPUT, nothing submitted),
+	 * whatever its class; with cancel_running its job is cancelled
+	 * (scancel) and waited for (KillWait + 60 s at most) first. */
+	bool cancel_running;
 };
 
 /* Plans the spec at spec_path, creates its benchmark directory under

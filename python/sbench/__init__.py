@@ -393,15 +393,18 @@ def runs(bench: PathLike, metrics: Optional[Union[str, Sequence[str]]] = None,
 
 
 def rerun(bench: PathLike, only: Union[str, Iterable[str]], time: Optional[str] = None,
-          dry_run: bool = False) -> Dict[str, Any]:
+          dry_run: bool = False, cancel_running: bool = False) -> Dict[str, Any]:
     """Submits a new attempt for the children of ``bench`` in the classes
     ``only`` (e.g. ``["failed", "killed"]`` or ``"failed,killed"``): the
     document of ``sbctl rerun BENCH --only CLASSES [--time T] --json``.
     ``time`` is the new attempt's time limit (sbatch ``--time``: "60",
     "2:00:00"), recorded in the attempt.  Earlier attempts stay in the
-    record."""
+    record.  A chosen child whose job the scheduler still has (pending or
+    running) is never run twice at once: a :class:`UsageError`, unless
+    ``cancel_running`` cancels that job and waits for its end first."""
     classes = only if isinstance(only, str) else ",".join(only)
-    opts = _lib.RerunOpts(dry_run=bool(dry_run), time=None if time is None else str(time).encode())
+    opts = _lib.RerunOpts(dry_run=bool(dry_run), time=None if time is None else str(time).encode(),
+                          cancel_running=bool(cancel_running))
     with _lib.Context(warn=_warn) as ctx:
         return _result(ctx, lambda out: _lib.sb_rerun(ctx.ptr, _bench_arg(bench), classes.encode(),
                                                       ctypes.byref(opts), out,

@@ -108,7 +108,8 @@ class SubmitOpts(ctypes.Structure):
 
 
 class RerunOpts(ctypes.Structure):
-    _fields_ = [("dry_run", ctypes.c_bool), ("time", ctypes.c_char_p)]
+    _fields_ = [("dry_run", ctypes.c_bool), ("time", ctypes.c_char_p),
+                ("cancel_running", ctypes.c_bool)]
 
 
 # lane.h
