@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <msgpack.h>
+#include <openssl/sha.h>
 
 #include "plan/plan_canon.h"
 #include "plan/plan_inputs.h"
@@ -19,6 +20,7 @@
 #include "slurm/slurm_cmd.h"
 #include "proto/mpcheck.h"
 #include "proto/recordkeys.h"
+#include "proto/util.h"
 #include "sbench/context.h"
 
 #define MAP_MAX ((size_t)1 << 30)
@@ -383,21 +385,32 @@ int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb
 
 /* ---- sbatch ------------------------------------------------------------ */
 
+int sb_jobs_identity(const struct sb_bench *b, const struct sb_chunk *ch, char *buf, size_t size)
+{
+	uint8_t sha[32];
+	char hex[65];
+
+	SHA256((const unsigned char *)b->dir, strlen(b->dir), sha);
+	sb_hex_encode(sha, sizeof(sha), hex);
+	return snprintf(buf, size, "sbench:%.16s:%s", hex, ch->name) < (int)size ? 0 : -1;
+}
+
 char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chunks,
 			   const struct sb_chunk *ch, const char *dependency, struct sb_error *err)
 {
 	const struct sb_attempt_settings *set = &chunks->set;
 	const struct sb_slurm_options *o = sb_spec_slurm(b->spec);
-	char out[PATH_MAX];
+	char out[PATH_MAX], ident[SB_JOBS_IDENTITY_MAX];
 	struct sb_slurm_sbatch s = {
-		.array = ch->array, .job_name = ch->name, .output = out, .after = dependency,
+		.array = ch->array, .job_name = ch->name, .comment = ident, .output = out, .after = dependency,
 		.partition = o->partition, .time = set->time, .mem = o->mem, .gres = o->gres,
 		.nodes = o->nodes, .constraint = o->constraint, .cpus_per_task = o->cpus_per_task,
 		.ntasks = o->ntasks, .extra = (const char *const *)set->extra, .nextra = set->nextra,
 		.script = ch->script,
 	};
 
-	if (sb_bdir_slurm_output(out, sizeof(out), b->dir, ch->attempt, (int64_t)ch->index) < 0) {
+	if (sb_jobs_identity(b, ch, ident, sizeof(ident)) < 0 ||
+	    sb_bdir_slurm_output(out, sizeof(out), b->dir, ch->attempt, (int64_t)ch->index) < 0) {
 		sb_errorf(err, "benchmark directory path '%s' is too long", b->dir);
 		return NULL;
 	}

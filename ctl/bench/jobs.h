@@ -85,6 +85,14 @@ int sb_jobs_write(const struct sb_bench *b, const struct sb_chunks *chunks,
  * prepared again.  The caller holds the benchmark's lock. */
 int sb_jobs_discard_attempt(const struct sb_bench *b, int64_t attempt, struct sb_error *err);
 
+/* The identity of a chunk's job, its sbatch --comment: "sbench:" the first
+ * 16 hex digits of the SHA-256 of the benchmark directory, ":" the job
+ * name.  The lookup after an sbatch whose outcome is unknown takes only a
+ * job of the user with exactly this comment (docs/benchmark-dir.md, "The
+ * lookup").  -1 when it does not fit. */
+#define SB_JOBS_IDENTITY_MAX 128
+int sb_jobs_identity(const struct sb_bench *b, const struct sb_chunk *ch, char *buf, size_t size);
+
 /* The sbatch argument vector for a chunk of chunks (NULL-terminated,
  * malloc'd strings in a malloc'd array; free with sb_slurm_argv_free): the
  * resources of b->spec, the time limit and extra options of chunks->set.

@@ -105,6 +105,8 @@ char **sb_slurm_sbatch_argv(const struct sb_slurm_sbatch *s, struct sb_error *er
 	add(&a, "--output=%s.out", s->output);
 	add(&a, "--error=%s.err", s->output);
 	add(&a, "--open-mode=append");
+	if (s->comment)
+		add(&a, "--comment=%s", s->comment);
 	if (s->after)
 		add(&a, "--dependency=afterany:%s", s->after);
 	if (s->partition)
@@ -146,16 +148,19 @@ char **sb_slurm_squeue_named_argv(const char *name, struct sb_error *err)
 {
 	char *opt = name_option(name, err), **v;
 
-	v = opt ? vec(err, "squeue", "-h", "-t", "all", opt, "-o", "%F", NULL) : NULL;
+	v = opt ? vec(err, "squeue", "-h", "-t", "all", "--me", opt, "-o", "%F|%k", NULL) : NULL;
 	free(opt);
 	return v;
 }
 
-char **sb_slurm_sacct_named_argv(const char *name, const char *since, struct sb_error *err)
+char **sb_slurm_sacct_named_argv(const char *name, const char *since, long uid,
+				 struct sb_error *err)
 {
-	char *opt = name_option(name, err), **v;
+	char *opt = name_option(name, err), **v, user[24];
 
-	v = opt ? vec(err, "sacct", "-n", "-X", "-P", opt, "-S", since, "--format=JobID", NULL) : NULL;
+	snprintf(user, sizeof(user), "%ld", uid);
+	v = opt ? vec(err, "sacct", "-n", "-X", "-P", "-u", user, opt, "-S", since,
+		      "--format=JobID,Comment", NULL) : NULL;
 	free(opt);
 	return v;
 }
@@ -166,16 +171,21 @@ static size_t line_job_id(const char *line)
 {
 	size_t n = strspn(line, "0123456789");
 
-	if (line[n] != '\0' && line[n] != '\n' && line[n] != '_' && line[n] != ';' && line[n] != '+')
+	if (line[n] != '\0' && line[n] != '\n' && line[n] != '_' && line[n] != ';' && line[n] != '+' && line[n] != '|')
 		return 0;
 	return n;
 }
 
-void sb_slurm_lowest_job_id(const char *text, char *best, size_t size)
+void sb_slurm_lowest_job_id(const char *text, const char *comment, char *best, size_t size)
 {
+	size_t clen = strlen(comment);
+
 	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		size_t n = line_job_id(p), have = strlen(best);
-		if (n == 0 || n >= size)
+		size_t end = strcspn(p, "\n"), bar = strcspn(p, "|\n"), n = line_job_id(p), have;
+		if (bar >= end || end - bar - 1 != clen || strncmp(p + bar + 1, comment, clen) != 0)
+			continue;
+		have = strlen(best);
+		if (n == 0 || n >= size || n > bar)
 			continue;
 		if (have == 0 || n < have || (n == have && strncmp(p, best, n) < 0)) {
 			memcpy(best, p, n);

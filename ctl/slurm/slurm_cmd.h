@@ -21,6 +21,8 @@
 struct sb_slurm_sbatch {
 	const char *array;       /* --array */
 	const char *job_name;    /* --job-name */
+	const char *comment;     /* --comment: the job's identity (who submitted it, for
+				  * the lookup by name), or NULL */
 	const char *output;      /* --output=<output>.out --error=<output>.err, appended */
 	const char *after;       /* --dependency=afterany:<after> */
 	const char *partition, *time, *mem, *gres, *nodes, *constraint;
@@ -37,19 +39,23 @@ char **sb_slurm_sbatch_argv(const struct sb_slurm_sbatch *s, struct sb_error *er
  * into job_id: 0, or -1 when the output is not one (or does not fit). */
 int sb_slurm_sbatch_job_id(const char *out, char *job_id, size_t size);
 
-/* squeue of every job named name, in any state still in the queue, one
- * array job id (%F) a line. */
+/* squeue of the caller's jobs named name (--me), in any state still in the
+ * queue, one "ARRAY_JOB_ID|COMMENT" (%F|%k) a line. */
 char **sb_slurm_squeue_named_argv(const char *name, struct sb_error *err);
 
-/* sacct of every job named name since the time text since (see
- * sb_slurm_since), one JobID a line. */
-char **sb_slurm_sacct_named_argv(const char *name, const char *since, struct sb_error *err);
+/* sacct of the jobs of user uid named name since the time text since (see
+ * sb_slurm_since), one "JobID|Comment" a line. */
+char **sb_slurm_sacct_named_argv(const char *name, const char *since, long uid,
+				 struct sb_error *err);
 
 /* Keeps in best (size bytes, "" for none yet) the lowest job id named by
- * the lines of text, as the two queries above print them ("123",
- * "123_4", "123_[0-3]" all name 123): when a chunk was submitted twice,
- * the first array is the one to record. */
-void sb_slurm_lowest_job_id(const char *text, char *best, size_t size);
+ * the lines of the two queries above ("123", "123_4", "123_[0-3]" all
+ * name 123: when a chunk was submitted twice, the first submission), of
+ * the lines alone whose comment (after the first '|') is exactly comment:
+ * a job of the same name from another benchmark directory, attempt or
+ * user, or one submitted without it, is never taken. */
+void sb_slurm_lowest_job_id(const char *text, const char *comment, char *best, size_t size);
+
 
 /* squeue of the array jobs of ids (comma-separated) that still have
  * pending or running tasks, one array job id (%F) a line; and whether

@@ -641,6 +641,11 @@ static int load_slurm(struct ld *ld, const struct sb_ynode *n)
 		const char **extra;
 		if (load_strings(ld, slot[9], "slurm 'extra'", 0, &extra, &o->nextra) < 0)
 			return -1;
+		for (size_t k = 0; k < o->nextra; k++)
+			if (!strncmp(extra[k], "--comment", 9) && (extra[k][9] == '\0' || extra[k][9] == '='))
+				return nerr(ld, slot[9]->kids[k], "slurm 'extra' may not set --comment: sbench "
+					    "gives each job one that says which benchmark directory, attempt "
+					    "and chunk it is (how an interrupted submit finds its own jobs)");
 		o->extra = extra;
 	}
 	return 0;

@@ -37,7 +37,7 @@ static void first_line(const char *text, char *buf, size_t size)
 }
 
 /* One program of the lookup; 1 when it answered (exit 0). */
-static int ask(char *const argv[], char *best, size_t size)
+static int ask(char *const argv[], const char *ident, char *best, size_t size)
 {
 	struct sb_proc_result r;
 	int answered = 0;
@@ -45,7 +45,7 @@ static int ask(char *const argv[], char *best, size_t size)
 	if (sb_proc_run(argv, 1 << 20, QUERY_TIMEOUT_MS, &r, NULL) == 0) {
 		if (r.exit_code == 0 && !r.truncated) {
 			answered = 1;
-			sb_slurm_lowest_job_id(r.out, best, size);
+			sb_slurm_lowest_job_id(r.out, ident, best, size);
 		}
 		sb_proc_result_release(&r);
 	}
@@ -66,16 +66,19 @@ static int lookup_window_ms(const struct sb_ctx *ctx)
 	return (int)((ctx ? sb_ctx_lookup_window(ctx) : SB_CTX_LOOKUP_WINDOW_DEFAULT) * 1000);
 }
 
-/* Looks for the job of an sbatch whose outcome is unknown, by its name:
- * squeue (every state still in the queue) and sacct (-S a day before the
- * intent, in local time as sacct reads it: a day covers any time zone and
- * clock skew), asked again every half second until window_ms has passed,
- * so that a job whose submission was still in flight, or whose accounting
- * record lags, is found.  1 and job_id (the lowest array job id by that
- * name) when found, 0 when the scheduler knows none, -1 when neither
- * squeue nor sacct ever answered (so nothing may be submitted). */
-static int find_job_by_name(const char *name, int64_t intent_ns, int window_ms, char *job_id,
-			    size_t size, struct sb_error *err)
+/* Looks for the job of an sbatch whose outcome is unknown, by its name and
+ * identity (its --comment, ident: this benchmark directory, attempt and
+ * chunk), among the user's own jobs: squeue --me (every state still in the
+ * queue) and sacct -u (-S a day before the intent, in local time as sacct
+ * reads it: a day covers any time zone and clock skew), asked again every
+ * half second until window_ms has passed, so that a job whose submission
+ * was still in flight, or whose accounting record lags, is found.  A job
+ * of the same name from another directory's benchmark, or another user's,
+ * is never taken.  1 and job_id (the lowest such array job id) when found,
+ * 0 when the scheduler knows none, -1 when neither squeue nor sacct ever
+ * answered (so nothing may be submitted). */
+static int find_job_by_name(const char *name, const char *ident, int64_t intent_ns, int window_ms,
+			    char *job_id, size_t size, struct sb_error *err)
 {
 	char since[SB_SLURM_TIME_LEN], **squeue, **sacct;
 	int64_t until = monotonic_ms() + window_ms;
@@ -83,15 +86,15 @@ static int find_job_by_name(const char *name, int64_t intent_ns, int window_ms, 
 
 	sb_slurm_since(since, intent_ns > 0 ? intent_ns / 1000000000 - 86400 : -1);
 	squeue = sb_slurm_squeue_named_argv(name, err);
-	sacct = squeue ? sb_slurm_sacct_named_argv(name, since, err) : NULL;
+	sacct = squeue ? sb_slurm_sacct_named_argv(name, since, (long)geteuid(), err) : NULL;
 	if (sacct == NULL) {
 		sb_slurm_argv_free(squeue);
 		return -1;
 	}
 	job_id[0] = '\0';
 	for (;;) {
-		squeue_ok |= ask(squeue, job_id, size);
-		sacct_ok |= ask(sacct, job_id, size);
+		squeue_ok |= ask(squeue, ident, job_id, size);
+		sacct_ok |= ask(sacct, ident, job_id, size);
 		if (job_id[0]) {
 			rc = 1;
 			goto out;
@@ -202,9 +205,12 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 	size_t nchunks = chunks->n;
 	struct timespec ts;
 	sigset_t saved;
+	char ident[SB_JOBS_IDENTITY_MAX];
 	int found, sig;
 
 	*recovered = *now = false;
+	if (sb_jobs_identity(b, ch, ident, sizeof(ident)) < 0)
+		return sb_errorf(err, "the identity of chunk %zu does not fit", k);
 	memset(&e, 0, sizeof(e));
 	e.attempt = ch->attempt;
 	e.chunk = (int64_t)k;
@@ -214,7 +220,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 	if (intent) {
 		/* an earlier sbatch whose outcome is unknown: look for its job
 		 * long enough for a submission in flight or a lagging sacct */
-		found = find_job_by_name(ch->name, intent->time_ns, window_ms, job_id, size, err);
+		found = find_job_by_name(ch->name, ident, intent->time_ns, window_ms, job_id, size, err);
 		if (found < 0)
 			return -1;
 		if (found) {
@@ -245,7 +251,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 		/* an unknown outcome until the scheduler says otherwise; an sbatch
 		 * that said no by itself needs one look, one killed or timed out
 		 * the whole window */
-		found = find_job_by_name(ch->name, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+		found = find_job_by_name(ch->name, ident, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
 					 out == SBATCH_REFUSED ? 0 : window_ms, job_id, size, NULL);
 		if (found != 1) {
 			/* not found: settled, a failure on record; the scheduler

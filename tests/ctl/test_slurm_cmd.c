@@ -96,9 +96,9 @@ static void test_lookup_by_name(void **state)
 
 	(void)state;
 	assert_string_equal(joined(sb_slurm_squeue_named_argv("b.sb-01-a0-c0", &err)),
-			    "squeue -h -t all --name=b.sb-01-a0-c0 -o %F");
-	assert_string_equal(joined(sb_slurm_sacct_named_argv("b", "2026-01-02T03:04:05", &err)),
-			    "sacct -n -X -P --name=b -S 2026-01-02T03:04:05 --format=JobID");
+			    "squeue -h -t all --me --name=b.sb-01-a0-c0 -o %F|%k");
+	assert_string_equal(joined(sb_slurm_sacct_named_argv("b", "2026-01-02T03:04:05", 1001, &err)),
+			    "sacct -n -X -P -u 1001 --name=b -S 2026-01-02T03:04:05 --format=JobID,Comment");
 }
 
 static void test_lowest_job_id(void **state)
@@ -106,17 +106,25 @@ static void test_lowest_job_id(void **state)
 	char best[16] = "";
 
 	(void)state;
-	sb_slurm_lowest_job_id("", best, sizeof(best));
+	sb_slurm_lowest_job_id("", "me", best, sizeof(best));
 	assert_string_equal(best, "");
-	sb_slurm_lowest_job_id("1200_[0-3]\n998_4\n1100\nJobID\n\n12x\n", best, sizeof(best));
+	sb_slurm_lowest_job_id("1200_[0-3]|me\n998_4|me\n1100|me\nJobID|Comment\n\n12x|me\n", "me",
+			       best, sizeof(best));
 	assert_string_equal(best, "998");
-	sb_slurm_lowest_job_id("999\n997+0\n", best, sizeof(best));
+	sb_slurm_lowest_job_id("999|me\n997+0|me\n", "me", best, sizeof(best));
 	assert_string_equal(best, "997");
-	sb_slurm_lowest_job_id("12345678901234567890\n", best, sizeof(best)); /* does not fit */
+	sb_slurm_lowest_job_id("12345678901234567890|me\n", "me", best, sizeof(best)); /* does not fit */
 	assert_string_equal(best, "997");
 	strcpy(best, "");
-	sb_slurm_lowest_job_id("30;lab\n4_1", best, sizeof(best));
+	sb_slurm_lowest_job_id("30;lab|me\n4_1|me", "me", best, sizeof(best));
 	assert_string_equal(best, "4");
+	/* another identity, none, or one that only starts the same: never taken */
+	strcpy(best, "");
+	sb_slurm_lowest_job_id("5|other\n6|(null)\n7|\n8\n9|me2\n10|m\n11|me|x\n", "me", best,
+			       sizeof(best));
+	assert_string_equal(best, "");
+	sb_slurm_lowest_job_id("5|other\n60|me\n", "me", best, sizeof(best));
+	assert_string_equal(best, "60");
 }
 
 static void test_cancel(void **state)

@@ -133,4 +133,28 @@ expect "a bad SB_LOOKUP_WINDOW is refused (an input error)" "$?" 2
 expect_match "a bad SB_LOOKUP_WINDOW is named" "$(cat b.err)" "SB_LOOKUP_WINDOW 'soon' is not a number"
 unset SB_LOOKUP_WINDOW
 
+# -- a refused sbatch never adopts a job of the same name that is not its own --
+# (issue 25 c) A job named like the chunk, submitted by hand (another
+# directory's benchmark, or another user's, would look the same: no
+# identity of this benchmark in its --comment), is in the queue when the
+# chunk's sbatch is refused: the submit stops with Slurm's message, exit
+# 1, and records no job for the chunk; once sbatch accepts, the chunk is a
+# job array of its own.
+spec=$(spec_for foreign)
+fd=$("$SBCTL" plan "$spec" --json | jq -r .benchmark.digest)
+foreign=$(sbatch --parsable --job-name="sb-${fd:0:12}-a0-c0" --wrap 'sleep 30')
+shim sbatch 'echo "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user'"'"'s size and/or time limits)" >&2; exit 1'
+"$SBCTL" submit "$spec" --json > f.json 2> f.err
+expect "foreign: the refused submit exits 1" "$?" 1
+expect_match "foreign: with Slurm's message" "$(cat f.err)" \
+	"sbatch failed for chunk 1 of 3 \('sb-${fd:0:12}-a0-c0'\): sbatch: error: Batch job submission failed: Job violates accounting/QOS policy"
+st fs.json "$(jqf f.json .benchmark.dir)" --settle 0
+expect "foreign: no child took the foreign job" "$(jq -r '[.children[].job_id] | unique | map(tostring) | join(" ")' fs.json)" null
+shim sbatch ''
+"$SBCTL" submit "$spec" --json > f2.json 2> /dev/null
+expect "foreign: the submit once sbatch accepts: exit 0" "$?" 0
+expect "foreign: chunk 0 is a job array of its own, not the foreign job" \
+	"$(jq -r --arg f "$foreign" '[.jobs[].job_id | select(. == $f)] | length' f2.json) $(jqf f2.json '.jobs[0].recovered')" "0 false"
+scancel "$foreign"
+
 t_done
