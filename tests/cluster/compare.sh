@@ -4,7 +4,8 @@
 #   compare.sh REAL_SNAPDIR FAKE_SNAPDIR [UID]
 # Each file snap/<moment>.<what> holds one command's answer at one moment of
 # the scenario.  Normalized before comparing: the array job id (A), new raw
-# job ids (N), times (<T>), elapsed times (<E>), the work directory, the uid.
+# job ids (N), times (<T>), elapsed times (<E>), the work directory (and
+# its hash in the jobs' --comment, <H>), the uid.
 # Rows are matched by their key (the JobID), so order does not count.  At the
 # moments `submit`, `running` and `cancelled` (timing-dependent: the real
 # scheduler starts a task every few seconds, its accounting lags) a row that
@@ -24,6 +25,7 @@ A_real=$(aid "$real"); A_fake=$(aid "$fake")
 norm() {
 	local f=$1 A=$2 what=${1##*.}
 	sed -E -e "s#/tmp/sbench-cluster\.[A-Za-z0-9]+/(real|fake)/#<W>/#g" \
+		-e "s/--comment=sbench:[0-9a-f]{16}:/--comment=sbench:<H>:/g" \
 		-e "s/\*\*\* JOB [0-9]+ ON ([^ ]+) CANCELLED AT [0-9T:-]+/*** JOB <N> ON \1 CANCELLED AT <T>/" \
 		-e "s/StepId=[0-9]+\.batch/StepId=<N>.batch/" \
 		-e "s/job id ${A}_/job id A_/; s/job id ${A}\b/job id A/" "$f" |
