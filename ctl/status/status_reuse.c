@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/bench_private.h"
 #include "bench/index_private.h"
 #include "bench/resulthash.h"
 #include "status/status_stages.h"
@@ -40,6 +41,19 @@ int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_
 		return n < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 	}
 	free(rec);
+	/* the source must still be the user's own benchmark directory: in a
+	 * shared root (mode 1777) another user could remove it and make one
+	 * of the same name, with results copied in and no log */
+	{
+		struct sb_error why_dir = { 0 };
+		if (sb_bench_check_dir(r->source_dir, &why_dir) < 0) {
+			*cls = SB_CLASS_INVALID;
+			n = asprintf(reason, "reused from child %" PRId64 " of '%s', which is no longer "
+				     "a benchmark directory of yours (%s): 'sbctl rerun %s --only invalid' "
+				     "runs it here", r->source_index, r->source_dir, why_dir.msg, bench_name);
+			return n < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
+		}
+	}
 	/* the results, as status hashes its own */
 	for (size_t i = 0; i < r->nresults; i++) {
 		char *full;

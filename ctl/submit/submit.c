@@ -194,7 +194,7 @@ static const char *signal_name(int sig)
  * sbctl stops.  0 with *job_id set (*now: submitted by this call), or -1;
  * *interrupted gets an interrupt signal that arrived. */
 static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, size_t k,
-		      const char *dep, const struct sb_subm_entry *intent, int window_ms,
+		      const char *dep, const struct sb_subm_entry *intent, bool look_first, int window_ms,
 		      struct sb_subm_writer *w, struct sb_subm *subm, char *job_id, size_t size,
 		      bool *recovered, bool *now, int *interrupted, struct sb_error *err)
 {
@@ -217,10 +217,14 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 	e.child = e.end = -1;
 	e.exit_code = e.signal = -1;
 	e.job_name = ch->name;
-	if (intent) {
+	if (intent || look_first) {
 		/* an earlier sbatch whose outcome is unknown: look for its job
-		 * long enough for a submission in flight or a lagging sacct */
-		found = find_job_by_name(ch->name, ident, intent->time_ns, window_ms, job_id, size, err);
+		 * long enough for a submission in flight or a lagging sacct.
+		 * (look_first: no record at all of a chunk of a benchmark made
+		 * before, as when submissions/ was lost: one look, since the
+		 * benchmark was created) */
+		found = find_job_by_name(ch->name, ident, intent ? intent->time_ns : b->created_ns,
+					 intent ? window_ms : 0, job_id, size, err);
 		if (found < 0)
 			return -1;
 		if (found) {
@@ -288,7 +292,7 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 
 /* Submits every chunk not yet submitted, in order. */
 static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
-			 const struct sb_chunks *chunks, struct sb_submit_result *res,
+			 const struct sb_chunks *chunks, bool existed, struct sb_submit_result *res,
 			 struct sb_error *err)
 {
 	struct sb_subm subm;
@@ -333,6 +337,7 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 		/* an intent whose sbatch said no, or whose job the window did not
 		 * find, is settled: one look is enough */
 		rc = submit_one(b, chunks, k, throttled && prev[0] ? prev : NULL, intent,
+				existed && intent == NULL && failed == NULL,
 				failed && intent && failed->time_ns >= intent->time_ns ? 0 : window_ms,
 				w, &subm, job_id, sizeof(job_id), &recovered, &now, &res->interrupted, err);
 		if (rc == 0)
@@ -524,6 +529,25 @@ static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_resul
 	if (res->settings_taken)
 		sb_ctx_warn(ctx, "none of the job arrays of %s (%.12s) was accepted before: it is "
 			    "submitted with the spec's sbatch settings now", res->name, res->digest);
+}
+
+/* Whether benchmark b has no submission record at all yet (no intent, job,
+ * failure or reuse): a create interrupted before its first record. */
+static int nothing_recorded(const struct sb_bench *b, bool *none, struct sb_error *err)
+{
+	struct sb_subm subm;
+	struct sb_key key;
+	int rc;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	rc = sb_subm_read(b, &key, &subm, err);
+	sb_key_cleanse(&key);
+	if (rc < 0)
+		return -1;
+	*none = subm.n == 0 && subm.nreuses == 0;
+	sb_subm_release(&subm);
+	return 0;
 }
 
 /* A new benchmark whose code differs from the newest other one of its name:
@@ -802,12 +826,16 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		int lock = lock_bench(b, ctx, &res->waited, err);
 		if (lock < 0)
 			goto out;
-		rc = 0;
-		if (!existed && !(opts && opts->no_reuse))
+		/* what the benchmark reuses is decided by the first submit that
+		 * records anything: one interrupted while it looked for children
+		 * to reuse left none, and its resume looks again */
+		bool fresh = !existed;
+		rc = existed ? nothing_recorded(b, &fresh, err) : 0;
+		if (rc == 0 && fresh && !(opts && opts->no_reuse))
 			rc = record_reuses(ctx, b, opts ? opts->reuse_from : NULL, err);
-		if (rc == 0 && !existed)
+		if (rc == 0 && fresh)
 			rc = code_differences(ctx, b, res, err);
-		else if (existed && opts && opts->reuse_from)
+		if (rc == 0 && !fresh && opts && opts->reuse_from)
 			sb_ctx_warn(ctx, "warning: --reuse-from is not used: benchmark %s (%.12s) exists, and "
 				    "what it reuses was decided when it was created", b->name, b->digest);
 		if (rc == 0)
@@ -824,7 +852,7 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 			res->resumable = true;
 			rc = sb_jobs_write(b, &chunks, agent, err);
 			if (rc == 0)
-				rc = submit_chunks(ctx, b, &chunks, res, err);
+				rc = submit_chunks(ctx, b, &chunks, existed, res, err);
 		} else if (rc == 0) {
 			res->already_submitted = existed; /* every child is reused */
 		}
@@ -1054,7 +1082,7 @@ int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const
 	}
 	res->resumable = true;
 	if ((!record || record_settings(b, &chunks, err) == 0) && sb_jobs_write(b, &chunks, agent, err) == 0)
-		rc = submit_chunks(ctx, b, &chunks, res, err);
+		rc = submit_chunks(ctx, b, &chunks, false, res, err);
 	res->already_submitted = false;
 out:
 	if (lock >= 0)

@@ -143,14 +143,14 @@ unset SB_LOOKUP_WINDOW
 spec=$(spec_for foreign)
 fd=$("$SBCTL" plan "$spec" --json | jq -r .benchmark.digest)
 foreign=$(sbatch --parsable --job-name="sb-${fd:0:12}-a0-c0" --wrap 'sleep 30')
-shim sbatch 'echo "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user'"'"'s size and/or time limits)" >&2; exit 1'
+sbfake limit 1 > /dev/null   # the foreign job's task is the one allowed: sbatch refuses the chunk
 "$SBCTL" submit "$spec" --json > f.json 2> f.err
 expect "foreign: the refused submit exits 1" "$?" 1
 expect_match "foreign: with Slurm's message" "$(cat f.err)" \
 	"sbatch failed for chunk 1 of 3 \('sb-${fd:0:12}-a0-c0'\): sbatch: error: Batch job submission failed: Job violates accounting/QOS policy"
 st fs.json "$(jqf f.json .benchmark.dir)" --settle 0
 expect "foreign: no child took the foreign job" "$(jq -r '[.children[].job_id] | unique | map(tostring) | join(" ")' fs.json)" null
-shim sbatch ''
+sbfake limit off > /dev/null
 "$SBCTL" submit "$spec" --json > f2.json 2> /dev/null
 expect "foreign: the submit once sbatch accepts: exit 0" "$?" 0
 expect "foreign: chunk 0 is a job array of its own, not the foreign job" \
