@@ -431,19 +431,15 @@ int sb_bench_reused_from(const struct sb_bench *b, size_t child, char **source_d
 			 size_t *source_child, struct sb_error *err)
 {
 	struct sb_subm subm = { 0 };
-	struct sb_key key;
 	size_t i;
 	int rc;
 
 	*source_dir = NULL;
 	if (no_such_child(b, child, err))
 		return -1;
-	if (sb_bench_load_key(b, &key, err) < 0)
+	if (sb_subm_read_own(b, &subm, err) < 0)
 		return -1;
-	rc = sb_subm_read(b, &key, &subm, err);
-	sb_key_cleanse(&key);
-	if (rc < 0)
-		return -1;
+	rc = 0;
 	for (i = subm.nreuses; i-- > 0;) /* by time: the latest first */
 		if (subm.reuses[i].child == (int64_t)child) {
 			if ((*source_dir = strdup(subm.reuses[i].source_dir)) == NULL) {

@@ -874,3 +874,15 @@ int sb_subm_writer_close_all_or_nothing(struct sb_subm_writer *w, struct sb_erro
 		return sb_errorf(err, "%s", why.msg);
 	return -1;
 }
+
+int sb_subm_read_own(const struct sb_bench *b, struct sb_subm *out, struct sb_error *err)
+{
+	struct sb_key key;
+	int rc;
+
+	if (sb_bench_load_key(b, &key, err) < 0)
+		return -1;
+	rc = sb_subm_read(b, &key, out, err);
+	sb_key_cleanse(&key);
+	return rc;
+}

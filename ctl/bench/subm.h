@@ -81,6 +81,9 @@ struct sb_subm {
 int sb_subm_read(const struct sb_bench *b, const struct sb_key *key, struct sb_subm *out,
 		 struct sb_error *err);
 
+/* sb_subm_read with the benchmark's own key (loaded, then cleansed). */
+int sb_subm_read_own(const struct sb_bench *b, struct sb_subm *out, struct sb_error *err);
+
 /* What sb_subm_read_outcomes does with the outcome entries: a benchmark of
  * a million children has a million of them, never held as entries. */
 struct sb_subm_outcomes {

@@ -536,14 +536,8 @@ static void warn_settings(const struct sb_ctx *ctx, const struct sb_submit_resul
 static int nothing_recorded(const struct sb_bench *b, bool *none, struct sb_error *err)
 {
 	struct sb_subm subm;
-	struct sb_key key;
-	int rc;
 
-	if (sb_bench_load_key(b, &key, err) < 0)
-		return -1;
-	rc = sb_subm_read(b, &key, &subm, err);
-	sb_key_cleanse(&key);
-	if (rc < 0)
+	if (sb_subm_read_own(b, &subm, err) < 0)
 		return -1;
 	*none = subm.n == 0 && subm.nreuses == 0;
 	sb_subm_release(&subm);
