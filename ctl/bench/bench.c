@@ -447,7 +447,8 @@ static int read_inputs(struct sb_bench *b, const msgpack_object *o)
 		    sha->type != MSGPACK_OBJECT_BIN || sha->via.bin.size != 32 || listed == NULL ||
 		    listed->type != MSGPACK_OBJECT_BOOLEAN)
 			return -1;
-		memcpy(rel, k->via.str.ptr, k->via.str.size);
+		if (k->via.str.size)
+			memcpy(rel, k->via.str.ptr, k->via.str.size);
 		rel[k->via.str.size] = '\0';
 		if (memchr(k->via.str.ptr, '\0', k->via.str.size) != NULL ||
 		    sb_inputs_record(b->inputs, rel, (const uint8_t *)sha->via.bin.ptr, listed->via.boolean) < 0)

@@ -827,7 +827,8 @@ static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
 			sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		memcpy(idx, common, ncommon * sizeof(*idx));
+		if (ncommon)
+			memcpy(idx, common, ncommon * sizeof(*idx));
 		n = ncommon;
 		for (k = 0; tmpl_at(s, k) != NULL; k++)
 			if (names_per_child(s, tmpl_at(s, k)) &&

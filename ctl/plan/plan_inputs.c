@@ -418,8 +418,10 @@ int sb_inputs_set(struct sb_inputs *in, const size_t *idx, size_t n, uint32_t *i
 
 	if (v == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	memcpy(v, idx, n * sizeof(*v));
-	memcpy(v + n, in->listed, in->nlisted * sizeof(*v));
+	if (n)          /* (either may be NULL when empty) */
+		memcpy(v, idx, n * sizeof(*v));
+	if (in->nlisted)
+		memcpy(v + n, in->listed, in->nlisted * sizeof(*v));
 	qsort_r(v, total, sizeof(*v), cmp_file, in);
 	for (i = 0; i < total; i++)
 		if (k == 0 || v[k - 1] != v[i])

@@ -124,7 +124,8 @@ static int check_inputs(const struct sb_inputs *table, const msgpack_object *o,
 		int kl = k->type == MSGPACK_OBJECT_STR && k->via.str.size < sizeof(rel) ?
 			(int)k->via.str.size : -1;
 		if (kl >= 0) {
-			memcpy(rel, k->via.str.ptr, (size_t)kl);
+			if (kl > 0)
+				memcpy(rel, k->via.str.ptr, (size_t)kl);
 			rel[kl] = '\0';
 			f = table ? sb_inputs_find(table, rel) : NULL;
 		}
