@@ -793,7 +793,7 @@ static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
 	size_t k, ncommon = 0, n, ccap = 0, cap = 0, bcap = 0, *common = NULL, *idx = NULL;
 	struct sb_child *ch = NULL;
 	char *buf = NULL;
-	bool per_child = false;
+	bool per_child = false, *dynamic = NULL; /* per template: names inputs per child */
 	int rc = -1;
 
 	plan->common_set = UINT32_MAX;
@@ -801,6 +801,10 @@ static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
 		return 0;
 	if (sb_inputs_expand(plan->inputs, s, err) < 0)
 		return -1;
+	for (k = 0; tmpl_at(s, k) != NULL; k++)
+		;
+	if ((dynamic = calloc(k + 1, sizeof(*dynamic))) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	for (k = 0; tmpl_at(s, k) != NULL; k++) {
 		const struct sb_tmpl *t = tmpl_at(s, k);
 		bool lits = true;
@@ -808,7 +812,8 @@ static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
 			lits = lits && t->segs[i].kind == SB_SEG_LIT;
 		if (lits && scan_tmpl(plan, t, NULL, NULL, NULL, &common, &ncommon, &ccap, err) < 0)
 			goto out;
-		per_child = per_child || names_per_child(s, t);
+		dynamic[k] = names_per_child(s, t);
+		per_child = per_child || dynamic[k];
 	}
 	if (!per_child) {
 		rc = sb_inputs_set(plan->inputs, common, ncommon, &plan->common_set, err);
@@ -831,7 +836,7 @@ static int plan_inputs(struct sb_plan *plan, struct sb_error *err)
 			memcpy(idx, common, ncommon * sizeof(*idx));
 		n = ncommon;
 		for (k = 0; tmpl_at(s, k) != NULL; k++)
-			if (names_per_child(s, tmpl_at(s, k)) &&
+			if (dynamic[k] &&
 			    scan_tmpl(plan, tmpl_at(s, k), ch, &buf, &bcap, &idx, &n, &cap, err) < 0)
 				goto out;
 		if (sb_inputs_set(plan->inputs, idx, n, &plan->child_set[i], err) < 0) {
@@ -847,6 +852,7 @@ out:
 	free(common);
 	free(idx);
 	free(buf);
+	free(dynamic);
 	return rc;
 }
 

@@ -51,6 +51,20 @@ expect "plan lists the inputs with their digests" \
 	"$(jq -r '.benchmark.inputs | keys | join(" ")' p1.json)" "lib/util.py train.py"
 expect "... as SHA-256" "$(jq -r '.benchmark.inputs["train.py"]' p1.json)" "$(sha256sum train.py | cut -c1-64)"
 
+# ---- a path built from a parameter: each child its own inputs ---------------------
+echo 'print("a")' > a.py && echo 'print("b")' > b.py
+write_spec per.yaml 'name: per
+command: [python3, "{spec_dir}/{script}"]
+parameters:
+  script: [a.py, b.py, none.py]'
+"$SBCTL" plan per.yaml --json > q1.json
+expect "per child: the inputs of all children, listed once" "$(jq -r '.benchmark.inputs | keys | join(" ")' q1.json)" "a.py b.py"
+echo 'print("A")' > a.py
+"$SBCTL" plan per.yaml --json > q2.json
+expect "per child: a.py's change makes child 0 new, and child 0 alone" \
+	"$(jq -r '.children[].digest' q1.json | paste -sd' ' | awk '{print $1}' | cmp -s - <(jq -r '.children[0].digest' q2.json) || echo 0-differs) $(jq -c '[.children[1,2].digest]' q1.json | cmp -s - <(jq -c '[.children[1,2].digest]' q2.json) && echo 1,2-same)" \
+	"0-differs 1,2-same"
+
 # ---- bad inputs entries: refused with where and why ---------------------------
 write_spec none.yaml 'name: none
 command: [true]
