@@ -14,7 +14,7 @@ write_spec run.yaml "name: run
 command: [sh, -c, 'printf %s \"\$1\" > arg.txt; printf %s \"\$SB_PARAM_v|\$SB_CHILD|\$SB_ATTEMPT|\$GREETING\" > env.txt; sleep \$2', sh, '{v}', '{nap}']
 parameters:
   v: [plain, '$nasty_yaml']
-  nap: [1]
+  nap: [3]
 env: {GREETING: 'hi {v}'}
 results: [arg.txt, env.txt, never.txt]"
 write_spec shell.yaml "name: shell
@@ -30,8 +30,9 @@ start=$(date +%s%N)
 "$T_ROOT/sbctl-under-test" submit run.yaml --json > s.json
 expect "submit exits 0" "$?" 0
 took=$(( ($(date +%s%N) - start) / 1000000 ))
-expect_match "submit returns while the children still run (${took} ms)" "$took" '^[0-9]{1,3}$'
-expect "children are still running after submit returned" \
+# (what it takes is bench_submit's to measure; here: it did not wait for
+# the children, which sleep 3 s)
+expect "children are still running after submit returned (${took} ms)" \
 	"$(squeue -h -t R,PD -o %i | wc -l | tr -d ' ')" 2
 expect "no sbctl process is left" "$(pgrep -f "$T_ROOT/sbctl-under-test" | wc -l)" 0
 dir=$(jqf s.json .benchmark.dir)
