@@ -330,3 +330,15 @@ void sb_proc_result_release(struct sb_proc_result *res)
 	free(res->err);
 	res->out = res->err = NULL;
 }
+
+void sb_sleep_s(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}

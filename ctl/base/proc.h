@@ -89,4 +89,8 @@ void sb_proc_defer_interrupts(sigset_t *saved);
  * number, or 0 when none arrived. */
 int sb_proc_resume_interrupts(const sigset_t *saved);
 
+/* Sleeps s seconds (nothing for s <= 0), whole: a signal that interrupts
+ * nanosleep does not shorten it. */
+void sb_sleep_s(double s);
+
 #endif

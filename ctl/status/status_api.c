@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "status/status_private.h"
 #include "sbench/status.h"
 
@@ -105,14 +106,6 @@ static double pause_s(double timeout, double interval, const struct timespec *t0
 	return left < interval ? left : interval;
 }
 
-static void sleep_s(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - floor(s)) * 1e9) };
-
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
 /* Sleeps s seconds in steps of at most STOP_STEP_S, asking the context's
  * stop callback before each: -1 when it asks to stop. */
 #define STOP_STEP_S 0.25
@@ -122,7 +115,7 @@ static int sleep_or_stop(const struct sb_ctx *ctx, double s)
 		double step = s < STOP_STEP_S ? s : STOP_STEP_S;
 		if (sb_ctx_should_stop(ctx))
 			return -1;
-		sleep_s(step);
+		sb_sleep_s(step);
 		s -= step;
 	}
 	return sb_ctx_should_stop(ctx) ? -1 : 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/proc.h"
 #include "submit/check.h"
 #include "status/report_child.h"
 #include "status/status_private.h"
@@ -17,18 +18,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void sleep_s(double s)
-{
-	struct timespec ts;
-
-	if (s <= 0)
-		return;
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - floor(s)) * 1e9);
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 bool sb_check_is_failure(enum sb_class c)
@@ -146,7 +135,7 @@ int sb_check_run(const struct sb_ctx *ctx, const char *dir, const size_t *first,
 		left = deadline - now_s();
 		if (left <= 0)
 			break;
-		sleep_s(fmin(interval, left));
+		sb_sleep_s(fmin(interval, left));
 	}
 	out->waited_s = now_s() - t0;
 	if (st == NULL) {

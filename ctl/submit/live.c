@@ -54,14 +54,6 @@ static int any_listed(const char *const *ids, size_t n, struct sb_error *err)
 	return listed;
 }
 
-static void sleep_s(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
 /* scancel of the jobs, then their end, at most KillWait + a minute. */
 static int cancel_and_wait(const struct sb_ctx *ctx, const struct sb_status *st, const char **ids,
 			   size_t n, struct sb_error *err)
@@ -83,7 +75,7 @@ static int cancel_and_wait(const struct sb_ctx *ctx, const struct sb_status *st,
 	}
 	sb_proc_result_release(&r);
 	while ((listed = any_listed(ids, n, err)) == 1 && waited < limit) {
-		sleep_s(POLL_S);
+		sb_sleep_s(POLL_S);
 		waited += POLL_S;
 	}
 	if (listed < 0)
