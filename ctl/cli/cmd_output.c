@@ -1,39 +1,15 @@
 /* sbctl output BENCH CHILD: a child's Slurm stdout and stderr (every
  * attempt and restart, oldest first), from the chunk directories Slurm
  * writes them into: sb_bench_output finds them. */
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/numarg.h"
 #include "cli/options.h"
 #include "sbench/sbench.h"
-
-static void copy_file(const char *path)
-{
-	char buf[65536];
-	size_t r;
-	struct stat st;
-	FILE *f;
-	/* a FIFO in place of an output file is skipped, never waited on */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || (f = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, r, stdout);
-	fclose(f);
-}
 
 /* A child with no Slurm output of its own that is reused from an earlier
  * benchmark: says so on stdout and gives the source run's files (*files
@@ -130,7 +106,7 @@ int cmd_output(int argc, char **argv)
 		printf("no Slurm output yet for child %" PRIu64 " (its run directory is %s)\n", child, dir);
 	for (i = 0; i < n; i++) {
 		printf("== %s\n", files[i]);
-		copy_file(files[i]);
+		sb_cli_copy_file(files[i], stdout);
 	}
 	sb_free(files);
 	sb_free(dir);

@@ -65,6 +65,11 @@ int sb_cli_status_fail(const char *cmd, const struct sb_error *err);
 /* The status's warnings, "sbctl CMD: warning: ..." on stderr. */
 void sb_cli_status_warnings(const char *cmd, const struct sb_status *st);
 
+/* Copies the regular file at path to out; anything else (a FIFO in place
+ * of an output file, a directory) or a file that cannot be opened is
+ * skipped, never waited on. */
+void sb_cli_copy_file(const char *path, FILE *out);
+
 /* Whether child of b is reused from an earlier benchmark: 1 with *src that
  * benchmark (opened: destroy it) and *src_child the child there, after
  * "child N is reused from NAME DIGEST12 child M (DIR)" (no newline) to out;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/fsutil.h"
 #include "cli/commands.h"
 #include "cli/numarg.h"
 #include "sbench/context.h"
@@ -158,4 +159,17 @@ int sb_cli_reused_source(const struct sb_bench *b, size_t child, FILE *out,
 			sb_bench_digest(*src), *src_child, dir);
 	sb_free(dir);
 	return rc;
+}
+
+void sb_cli_copy_file(const char *path, FILE *out)
+{
+	FILE *f = sb_fs_fopen_regular(path);
+	char buf[65536];
+	size_t r;
+
+	if (f == NULL)
+		return;
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, r, out);
+	fclose(f);
 }
