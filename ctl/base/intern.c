@@ -6,7 +6,7 @@
 
 #include "base/intern.h"
 
-static uint64_t hash(const char *s) /* FNV-1a */
+uint64_t sb_str_hash(const char *s) /* FNV-1a */
 {
 	uint64_t h = 1469598103934665603ULL;
 
@@ -25,7 +25,7 @@ static int grow(struct sb_intern *in)
 	for (i = 0; i < in->cap; i++) {
 		if (in->slots[i] == NULL)
 			continue;
-		for (k = hash(in->slots[i]) & (cap - 1); v[k]; k = (k + 1) & (cap - 1))
+		for (k = sb_str_hash(in->slots[i]) & (cap - 1); v[k]; k = (k + 1) & (cap - 1))
 			;
 		v[k] = in->slots[i];
 	}
@@ -44,7 +44,7 @@ const char *sb_intern(struct sb_intern *in, const char *s)
 		return NULL;
 	if (2 * (in->n + 1) > in->cap && grow(in) < 0)
 		return NULL;
-	for (k = hash(s) & (in->cap - 1); in->slots[k]; k = (k + 1) & (in->cap - 1))
+	for (k = sb_str_hash(s) & (in->cap - 1); in->slots[k]; k = (k + 1) & (in->cap - 1))
 		if (!strcmp(in->slots[k], s))
 			return in->slots[k];
 	if ((copy = sb_arena_strndup(&in->arena, s, strlen(s))) == NULL)

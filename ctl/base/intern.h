@@ -5,6 +5,7 @@
 #define SB_CTL_INTERN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/arena.h"
 
@@ -13,6 +14,9 @@ struct sb_intern {
 	const char **slots;      /* open addressing, NULL free */
 	size_t cap, n;
 };
+
+/* FNV-1a of the NUL-terminated s: the hash of the tables of strings. */
+uint64_t sb_str_hash(const char *s);
 
 /* The one copy of s (NULL for NULL), or NULL when out of memory. */
 const char *sb_intern(struct sb_intern *in, const char *s);

@@ -152,27 +152,16 @@ int sb_bench_check_dir(const char *dir, struct sb_error *err)
 
 /* ---- the record ------------------------------------------------------ */
 
-static int cmp_input(const void *a, const void *b, void *arg)
-{
-	const struct sb_inputs *in = arg;
-
-	return strcmp(sb_inputs_file(in, *(const size_t *)a)->rel, sb_inputs_file(in, *(const size_t *)b)->rel);
-}
-
 /* "inputs": every input file of the children, with its digest at submit
  * and whether the spec's `inputs` key gave it (docs/benchmark-dir.md). */
 static void encode_inputs(struct sb_canon *c, const struct sb_inputs *in)
 {
-	size_t i, n = 0, nf = sb_inputs_file_count(in), *order = malloc((nf ? nf : 1) * sizeof(*order));
+	size_t i, n, *order = sb_inputs_sorted(in, &n);
 
 	if (order == NULL) {
 		c->failed = true;
 		return;
 	}
-	for (i = 0; i < nf; i++)
-		if (!sb_inputs_file(in, i)->absent)
-			order[n++] = i;
-	qsort_r(order, n, sizeof(*order), cmp_input, (void *)in);
 	sb_canon_cstr(c, SB_BK_INPUTS);
 	sb_canon_map(c, n);
 	for (i = 0; i < n; i++) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "base/arena.h"
+#include "base/intern.h"
 #include "plan/plan_inputs.h"
 #include "proto/inputs.h"
 #include "spec/spec_private.h"
@@ -32,15 +33,6 @@ struct sb_inputs {
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	return (h ^ v) * 0x100000001b3ULL;
-}
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = mix(h, (unsigned char)*s++);
-	return h;
 }
 
 /* Open addressing over indices + 1; rehashes at half load. */
@@ -70,7 +62,7 @@ static int tab_rehash(size_t **tab, size_t *cap, size_t count, uint64_t (*hash)(
 
 static uint64_t file_hash(void *arg, size_t i)
 {
-	return str_hash(((struct sb_inputs *)arg)->files[i].rel);
+	return sb_str_hash(((struct sb_inputs *)arg)->files[i].rel);
 }
 
 static uint64_t list_hash(const size_t *v, size_t n)
@@ -127,7 +119,7 @@ static ssize_t find(const struct sb_inputs *in, const char *rel)
 
 	if (in->ftcap == 0)
 		return -1;
-	for (h = (size_t)str_hash(rel) & (in->ftcap - 1); in->ftab[h]; h = (h + 1) & (in->ftcap - 1))
+	for (h = (size_t)sb_str_hash(rel) & (in->ftcap - 1); in->ftab[h]; h = (h + 1) & (in->ftcap - 1))
 		if (!strcmp(in->files[in->ftab[h] - 1].rel, rel))
 			return (ssize_t)(in->ftab[h] - 1);
 	return -1;
@@ -156,7 +148,7 @@ static ssize_t add(struct sb_inputs *in, const char *rel, const uint8_t *sha, ui
 		return -1;
 	if (sha != NULL)
 		memcpy(f->sha, sha, sizeof(f->sha));
-	for (h = (size_t)str_hash(rel) & (in->ftcap - 1); in->ftab[h]; h = (h + 1) & (in->ftcap - 1))
+	for (h = (size_t)sb_str_hash(rel) & (in->ftcap - 1); in->ftab[h]; h = (h + 1) & (in->ftcap - 1))
 		;
 	in->ftab[h] = ++in->nfiles;
 	return (ssize_t)(in->nfiles - 1);
@@ -470,6 +462,20 @@ int sb_inputs_set(struct sb_inputs *in, const size_t *idx, size_t n, uint32_t *i
 	in->stab[h] = ++in->nsets;
 	*id = (uint32_t)(in->nsets - 1);
 	return 0;
+}
+
+size_t *sb_inputs_sorted(const struct sb_inputs *in, size_t *n)
+{
+	size_t *v = malloc((in->nfiles ? in->nfiles : 1) * sizeof(*v));
+
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < in->nfiles; i++)
+		if (!in->files[i].absent)
+			v[(*n)++] = i;
+	qsort_r(v, *n, sizeof(*v), cmp_file, (void *)in);
+	return v;
 }
 
 size_t sb_inputs_file_count(const struct sb_inputs *in) { return in->nfiles; }

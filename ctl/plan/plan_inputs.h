@@ -65,6 +65,9 @@ size_t sb_inputs_file_count(const struct sb_inputs *in);
 const struct sb_input_file *sb_inputs_file(const struct sb_inputs *in, size_t i);
 size_t sb_inputs_set_count(const struct sb_inputs *in);
 const struct sb_input_set *sb_inputs_get_set(const struct sb_inputs *in, uint32_t id);
+/* The indices of the files that are inputs (not absent), sorted by path:
+ * malloc'd, *n of them; NULL when out of memory. */
+size_t *sb_inputs_sorted(const struct sb_inputs *in, size_t *n);
 /* The file of rel, or NULL (an absent one too). */
 const struct sb_input_file *sb_inputs_find(const struct sb_inputs *in, const char *rel);
 

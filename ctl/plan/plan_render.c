@@ -112,33 +112,12 @@ static void *json_chunk_run(void *arg)
 static void text_inputs(FILE *out, const struct sb_inputs *in);
 static void table_str(FILE *out, const char *s, size_t n);
 
-/* The input files and their SHA-256 at planning, sorted by path: in
- * their own order, the table's, when absent ones are skipped. */
-static size_t *sorted_inputs(const struct sb_inputs *in, size_t *n)
-{
-	size_t i, k = 0, nf = sb_inputs_file_count(in), *v = malloc((nf ? nf : 1) * sizeof(*v));
-
-	for (i = 0; v && i < nf; i++) {
-		size_t at = k;
-		if (sb_inputs_file(in, i)->absent)
-			continue;
-		while (at > 0 && strcmp(sb_inputs_file(in, v[at - 1])->rel, sb_inputs_file(in, i)->rel) > 0) {
-			v[at] = v[at - 1];
-			at--;
-		}
-		v[at] = i;
-		k++;
-	}
-	*n = k;
-	return v;
-}
-
 static void json_inputs(struct sb_json *j, const struct sb_inputs *in)
 {
 	char hex[65];
 	size_t n, *v;
 
-	if (in == NULL || (v = sorted_inputs(in, &n)) == NULL)
+	if (in == NULL || (v = sb_inputs_sorted(in, &n)) == NULL)
 		return;
 	sb_json_key(j, "inputs");
 	sb_json_obj_begin(j);
@@ -156,7 +135,7 @@ static void text_inputs(FILE *out, const struct sb_inputs *in)
 	char hex[65];
 	size_t n, *v;
 
-	if (in == NULL || (v = sorted_inputs(in, &n)) == NULL)
+	if (in == NULL || (v = sb_inputs_sorted(in, &n)) == NULL)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		sb_hex_encode(sb_inputs_file(in, v[i])->sha, 32, hex);
