@@ -3,12 +3,15 @@
 #ifndef SB_AGENT_AGENT_H
 #define SB_AGENT_AGENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <msgpack.h>
 
+#include "agent/checkpoint.h"
 #include "agent/earlystop.h"
 #include "sbench/error.h"
 #include "sbench/key.h"
@@ -43,6 +46,9 @@ struct sb_agent_run {
 	const char *spec_dir;         /* benchmark mode: where the inputs are */
 	const char *const *inputs;    /* the child's input files, relative to spec_dir */
 	size_t ninputs;
+	const struct sb_checkpoint_cfg *checkpoint; /* NULL or not present: none */
+	const struct sb_agent_ckpt *resumed_from;   /* with checkpoint: the files
+	                                 found before the command ran */
 };
 
 struct sb_agent_result;
@@ -61,10 +67,12 @@ struct sb_agent_outcome {
 	double wall_s;                /* fork to the whole tree gone */
 	struct sb_agent_usage usage;  /* of every reaped descendant */
 	int terminating;              /* a termination signal was received */
+	int term_sig;                 /* the first one */
 	double finish_deadline;       /* CLOCK_MONOTONIC seconds; 0 = none */
 	double kill_deadline;         /* the end of the kill-wait budget; 0 = none */
 	uint64_t records_skipped;     /* heartbeat/signal records never written */
 	struct sb_agent_early_hit early; /* an early-stop rule stopped the command */
+	int checkpoint_signalled;     /* the checkpoint's signal reached the command */
 };
 
 /* Seconds on CLOCK_MONOTONIC (one clock for the run loop and the result
@@ -180,14 +188,55 @@ int sb_agent_metrics_parse(const char *text, size_t len, const char *path,
 
 void sb_agent_metrics_release(struct sb_agent_metrics *m);
 
+/* The metrics file as the heartbeats see it (learning curves,
+ * docs/event-log.md §6.2): a stat(2) per heartbeat, and a read only when
+ * the file's device, inode, size, mtime or ctime moved since the last one. */
+struct sb_agent_metrics_track {
+	bool seen;                    /* the fields below describe the last read */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	bool have;                    /* last holds the numbers of that read */
+	struct sb_agent_metrics last;
+	uint64_t reads;               /* reads made (for tests) */
+};
+
+enum sb_agent_metrics_now {
+	SB_METRICS_NONE,              /* missing, or unreadable at the last read */
+	SB_METRICS_SAME,              /* t->last: the numbers the heartbeat before saw */
+	SB_METRICS_CHANGED,           /* t->last: numbers that differ from those before */
+};
+
+/* Looks at the metrics file at path: read again (sb_agent_metrics_read)
+ * only when it changed since the last look, else the numbers read then.  A
+ * read that fails (the file half written) gives NONE, and the next read
+ * that succeeds is CHANGED, whatever its numbers; a file that does not
+ * change after a failed read is not read again.  Free with
+ * sb_agent_metrics_track_release. */
+enum sb_agent_metrics_now sb_agent_metrics_track(struct sb_agent_metrics_track *t,
+	const char *path);
+
+void sb_agent_metrics_track_release(struct sb_agent_metrics_track *t);
+
+/* Whether a and b hold the same names and numbers (ints and floats apart). */
+bool sb_agent_metrics_equal(const struct sb_agent_metrics *a, const struct sb_agent_metrics *b);
+
 /* ---- records.c: canonical msgpack payloads --------------------------- */
 
 int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	const struct sb_key *key, const struct sb_agent_host *host);
 
+/* At most this many metrics go into one heartbeat: the first ones in name
+ * order; the number of the others is written as metrics_left_off
+ * (docs/event-log.md §6.2).  With names of at most SB_METRICS_MAX_NAME
+ * bytes, a heartbeat's metrics take at most about 68 KiB. */
+#define SB_AGENT_HB_MAX_METRICS 256
+
 /* metrics: NULL, or the numbers the metrics file holds now (written as
- * metrics); watch_dropped: NULL, or the frames live watch dropped so far
- * (written as watch_dropped); docs/event-log.md. */
+ * metrics, at most SB_AGENT_HB_MAX_METRICS of them); watch_dropped: NULL,
+ * or the frames live watch dropped so far (written as watch_dropped);
+ * docs/event-log.md. */
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
 	const struct sb_agent_usage *u, const struct sb_agent_metrics *metrics,
 	const uint64_t *watch_dropped);
@@ -205,6 +254,8 @@ struct sb_agent_finish {
 	uint64_t records;             /* records in the file including this one */
 	uint64_t records_skipped;     /* written as skipped_records when not 0 */
 	const struct sb_early_stop_rules *early_stop; /* the rules outcome->early names */
+	const struct sb_agent_ckpt *checkpoint;       /* NULL: no checkpoint section */
+	const struct sb_agent_interrupt *interrupted; /* NULL or by NULL: not */
 };
 
 int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f);

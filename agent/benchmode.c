@@ -432,6 +432,7 @@ int sb_agent_bench_load(struct sb_agent_bench *b, char *const *cmd, size_t ncmd,
 	}
 	b->kill_wait_s = (double)v;
 	if (sb_early_stop_rules_decode(&b->early_stop, sb_mp_get(&u.data, SB_TM_EARLY_STOP), err) < 0 ||
+	    sb_checkpoint_decode(&b->checkpoint, sb_mp_get(&u.data, SB_TM_CHECKPOINT), err) < 0 ||
 	    build_env(b, task, err) < 0)
 		goto out;
 	o = sb_mp_get(&u.data, SB_TM_SPEC_DIR);

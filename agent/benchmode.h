@@ -11,6 +11,7 @@
 #include <msgpack.h>
 
 #include "agent/earlystop.h"
+#include "proto/checkpoint.h"
 #include "sbench/error.h"
 
 struct sb_agent_bench {
@@ -31,6 +32,7 @@ struct sb_agent_bench {
 	char **env;                  /* "NAME=VALUE" to set for the command, NULL-terminated */
 	size_t nenv;
 	struct sb_early_stop_rules early_stop; /* the task map's early_stop */
+	struct sb_checkpoint_cfg checkpoint;   /* the task map's checkpoint */
 	char *spec_dir;              /* the task map's spec_dir, or NULL */
 	char **inputs;               /* the task's input files (relative to spec_dir) */
 	size_t ninputs;

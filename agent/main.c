@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: sbagent --key KEYFILE --log PATH [--heartbeat SECONDS] "
 	      "[--kill-wait SECONDS]\n"
-	      "               [--result FILE]... [--metrics FILE] -- COMMAND [ARG...]\n",
+	      "               [--result FILE]... [--metrics FILE] -- COMMAND [ARG...]\n"
+	      "       sbagent --help | --version\n",
 	      f);
 }
 
@@ -114,6 +116,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			fputs("\nthe full reference: man sbagent\n", stdout);
 			exit(0);
 		case 'V':
 			printf("sbagent %s\n", SB_VERSION);
@@ -200,6 +203,7 @@ static void run_from_bench(int argc, char **argv, struct sb_agent_bench *b,
 	run->kill_wait_s = b->kill_wait_s;
 	run->run_dir = b->run_dir;
 	run->early_stop = &b->early_stop;
+	run->checkpoint = &b->checkpoint;
 }
 
 /* With fd 0, 1 or 2 closed, the log could get that number and a message
@@ -307,12 +311,49 @@ static int write_durable(struct sb_log_writer *w, const char *type,
 	return rc;
 }
 
+/* scontrol's time to answer the requeue (slurmctld may be busy) */
+#define REQUEUE_TIMEOUT_S 30.0
+
+/* Whether the run ended early, and whether sbagent requeues its job: the
+ * checkpoint's signal reached the command while it ran (the time limit
+ * comes: requeue when requeue_on names timeout, the job is a Slurm job and
+ * max_restarts is not reached), or a termination signal came (preemption,
+ * scancel, the limit itself: what follows is the scheduler's). */
+static void interruption(const struct sb_agent_run *run, const struct sb_run_ident *id,
+			 const struct sb_agent_outcome *o, struct sb_agent_interrupt *in)
+{
+	const struct sb_checkpoint_cfg *c = run->checkpoint;
+	static char name[16];
+
+	memset(in, 0, sizeof(*in));
+	in->restart = id->restart < 0 ? 0 : id->restart;
+	in->max_restarts = c->max_restarts;
+	if (o->checkpoint_signalled) {
+		in->by = "requeue_signal";
+		in->signal = c->signal_name;
+		if (!(c->requeue_on & SB_REQUEUE_TIMEOUT))
+			in->why_not = "not_requested";
+		else if (in->restart >= c->max_restarts)
+			in->why_not = "max_restarts";
+		else if (id->job_id == NULL)
+			in->why_not = "not_a_slurm_job";
+		else
+			in->requeue = true;
+	} else if (o->terminating) {
+		in->by = "termination";
+		in->signal = sb_agent_signal_name(o->term_sig, name);
+		in->why_not = "scheduler";
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sb_agent_result results[SB_AGENT_MAX_RESULTS];
 	struct sb_agent_metrics metrics = { 0 };
 	struct sb_agent_outcome outcome;
 	struct sb_agent_finish fin;
+	struct sb_agent_ckpt ck_start, ck_end;
+	struct sb_agent_interrupt intr;
 	struct sb_agent_host host;
 	struct sb_agent_run run;
 	struct sb_agent_bench bench;
@@ -369,6 +410,9 @@ int main(int argc, char **argv)
 		sb_log_writer_set_tap(w, sb_agent_watch_send, run.watch);
 	}
 	sb_agent_host_facts(&host);
+	/* the checkpoint this run starts from, before the command can touch it */
+	sb_agent_checkpoint_hash(run.checkpoint, &ck_start);
+	run.resumed_from = &ck_start;
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_start(&sb, &run, &key, &host);
 	sb_key_cleanse(&key); /* the writer holds its own keyed MAC */
@@ -421,6 +465,13 @@ int main(int argc, char **argv)
 	fin.records = sb_log_writer_count(w) + 1;
 	fin.records_skipped = outcome.records_skipped;
 	fin.early_stop = run.early_stop;
+	memset(&intr, 0, sizeof(intr));
+	if (run.checkpoint && run.checkpoint->present) {
+		sb_agent_checkpoint_hash(run.checkpoint, &ck_end);
+		fin.checkpoint = &ck_end;
+		interruption(&run, &id, &outcome, &intr);
+		fin.interrupted = &intr;
+	}
 	msgpack_sbuffer_init(&sb);
 	rc = sb_agent_payload_finish(&sb, &fin);
 	/* after a termination signal, Slurm's SIGKILL ends the retries anyway */
@@ -438,6 +489,32 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		fflush(NULL);
 		_exit(SB_AGENT_EXIT_LOG);
+	}
+	/* only once the finish that says so is on disk */
+	if (intr.requeue) {
+		char msg[256], task[160];
+		int n;
+
+		/* an array task by its array's id and task: the raw id of the
+		 * task that carries the array's own id names the whole array */
+		if (id.array_job_id && id.array_task_id)
+			n = snprintf(task, sizeof(task), "%s_%s", id.array_job_id, id.array_task_id);
+		else
+			n = snprintf(task, sizeof(task), "%s", id.job_id);
+		if (n < 0 || n >= (int)sizeof(task))
+			snprintf(task, sizeof(task), "(a job id of %d bytes)", n);
+		fflush(NULL);
+		if (sb_agent_requeue(task, REQUEUE_TIMEOUT_S, msg, sizeof(msg)) != 0) {
+			/* the finish says requeued: the job's end without a
+			 * later run shows it was not (status: killed) */
+			fprintf(stderr, "sbagent: the run was interrupted for requeue (checkpoint %s), "
+				"but the job could not be requeued: %s\n",
+				ck_end.have ? ck_end.digest : "none", msg);
+		} else {
+			fprintf(stderr, "sbagent: interrupted by SIG%s at restart %" PRId64 " with checkpoint "
+			"%.12s; the job is requeued\n", intr.signal, intr.restart,
+			ck_end.have ? ck_end.digest : "(none)");
+		}
 	}
 	sb_agent_exit_like(&outcome);
 }

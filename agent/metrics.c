@@ -245,7 +245,9 @@ void sb_agent_metrics_release(struct sb_agent_metrics *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
+/* sb_agent_metrics_read, with the fstat of the file before its bytes were
+ * read in *st (st_mode 0 when it could not be opened). */
+static int metrics_read_st(const char *path, struct sb_agent_metrics *m, struct stat *stp,
 	struct sb_error *err)
 {
 	struct stat st;
@@ -254,10 +256,15 @@ int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 	int fd, rc;
 
 	memset(m, 0, sizeof(*m));
+	memset(stp, 0, sizeof(*stp));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return sb_errorf(err, "cannot open metrics file '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == 0)
+		*stp = st;
+	else
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return sb_errorf(err, "metrics file '%s' is not a regular file", path);
 	}
@@ -279,6 +286,79 @@ int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
 	rc = sb_agent_metrics_parse(text, len, path, m, err);
 	free(text);
 	return rc;
+}
+
+int sb_agent_metrics_read(const char *path, struct sb_agent_metrics *m,
+	struct sb_error *err)
+{
+	struct stat st;
+
+	return metrics_read_st(path, m, &st, err);
+}
+
+bool sb_agent_metrics_equal(const struct sb_agent_metrics *a, const struct sb_agent_metrics *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++) {
+		const struct sb_agent_metric *x = &a->v[i], *y = &b->v[i];
+
+		if (x->is_float != y->is_float || strcmp(x->name, y->name) != 0 ||
+		    (x->is_float ? x->f != y->f : x->i != y->i))
+			return false;
+	}
+	return true;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+enum sb_agent_metrics_now sb_agent_metrics_track(struct sb_agent_metrics_track *t,
+	const char *path)
+{
+	struct sb_agent_metrics m;
+	struct stat st;
+	int rc;
+
+	/* the cheap look: a file that did not move is not read again */
+	if (stat(path, &st) != 0) {
+		sb_agent_metrics_release(&t->last);
+		t->seen = t->have = false;
+		return SB_METRICS_NONE;
+	}
+	if (t->seen && st.st_dev == t->dev && st.st_ino == t->ino && st.st_size == t->size &&
+	    same_time(&st.st_mtim, &t->mtime) && same_time(&st.st_ctim, &t->ctime))
+		return t->have ? SB_METRICS_SAME : SB_METRICS_NONE;
+	/* what is remembered is the fstat taken before the bytes were read: a
+	 * write after it moves the file again, and the next look reads it */
+	t->reads++;
+	rc = metrics_read_st(path, &m, &st, NULL);
+	t->seen = st.st_mode != 0;
+	t->dev = st.st_dev, t->ino = st.st_ino, t->size = st.st_size;
+	t->mtime = st.st_mtim, t->ctime = st.st_ctim;
+	if (rc != 0) {
+		sb_agent_metrics_release(&t->last);
+		t->have = false;
+		return SB_METRICS_NONE;
+	}
+	if (t->have && sb_agent_metrics_equal(&m, &t->last)) {
+		sb_agent_metrics_release(&m);
+		return SB_METRICS_SAME;
+	}
+	sb_agent_metrics_release(&t->last);
+	t->last = m;
+	t->have = true;
+	return SB_METRICS_CHANGED;
+}
+
+void sb_agent_metrics_track_release(struct sb_agent_metrics_track *t)
+{
+	sb_agent_metrics_release(&t->last);
+	memset(t, 0, sizeof(*t));
 }
 
 /* Whether flow collections ([ and {) outside quoted scalars nest at most

@@ -3,6 +3,7 @@
  * tests/agent/test_records.c), integers in their shortest form (msgpack-c
  * does that), floats always float64. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -91,8 +92,15 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	size_t i;
 	int rc = 0;
 
+	const struct sb_agent_ckpt *ck = run->checkpoint && run->checkpoint->present ?
+		run->resumed_from : NULL;
+
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, run->ninputs ? 12 : 11);
+	rc |= msgpack_pack_map(&pk, (run->ninputs ? 12 : 11) + (ck ? 1 + (ck->error[0] != 0) : 0));
+	if (ck && ck->error[0]) {
+		rc |= KEY(&pk, SB_RK_CHECKPOINT_ERROR);
+		rc |= pk_str(&pk, ck->error);
+	}
 	rc |= KEY(&pk, SB_RK_COMMAND);
 	rc |= msgpack_pack_array(&pk, run->argc);
 	for (i = 0; i < run->argc; i++)
@@ -121,16 +129,21 @@ int sb_agent_payload_start(msgpack_sbuffer *sb, const struct sb_agent_run *run,
 	rc |= msgpack_pack_array(&pk, run->nresults);
 	for (i = 0; i < run->nresults; i++)
 		rc |= pk_str(&pk, run->results[i]);
+	if (ck) {
+		rc |= KEY(&pk, SB_RK_RESUMED_FROM);
+		rc |= pk_str(&pk, ck->have ? ck->digest : NULL);
+	}
 	return rc ? -1 : 0;
 }
 
-/* The numbers of a metrics file as a map (sorted by name: canonical). */
-static int pk_metrics(msgpack_packer *pk, const struct sb_agent_metrics *m)
+/* The first max numbers of a metrics file as a map (sorted by name:
+ * canonical). */
+static int pk_metrics_max(msgpack_packer *pk, const struct sb_agent_metrics *m, size_t max)
 {
-	size_t i;
-	int rc = msgpack_pack_map(pk, m ? m->n : 0);
+	size_t i, n = m ? (m->n < max ? m->n : max) : 0;
+	int rc = msgpack_pack_map(pk, n);
 
-	for (i = 0; m && i < m->n; i++) {
+	for (i = 0; i < n; i++) {
 		rc |= pk_str(pk, m->v[i].name);
 		if (m->v[i].is_float)
 			rc |= msgpack_pack_double(pk, m->v[i].f);
@@ -140,22 +153,34 @@ static int pk_metrics(msgpack_packer *pk, const struct sb_agent_metrics *m)
 	return rc;
 }
 
+static int pk_metrics(msgpack_packer *pk, const struct sb_agent_metrics *m)
+{
+	return pk_metrics_max(pk, m, SIZE_MAX);
+}
+
 int sb_agent_payload_heartbeat(msgpack_sbuffer *sb, double elapsed_s,
 	const struct sb_agent_usage *u, const struct sb_agent_metrics *metrics,
 	const uint64_t *watch_dropped)
 {
+	size_t left_off = metrics && metrics->n > SB_AGENT_HB_MAX_METRICS ?
+		metrics->n - SB_AGENT_HB_MAX_METRICS : 0;
 	msgpack_packer pk;
 	int rc = 0;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, 4 + (metrics != NULL) + (watch_dropped != NULL));
+	rc |= msgpack_pack_map(&pk, 4 + (metrics != NULL) + (left_off != 0) + (watch_dropped != NULL));
 	rc |= KEY(&pk, SB_RK_ELAPSED_S);
 	rc |= msgpack_pack_double(&pk, elapsed_s);
 	rc |= KEY(&pk, SB_RK_MAX_RSS_KB);
 	rc |= msgpack_pack_int64(&pk, u->max_rss_kb);
 	if (metrics) {
+		/* bounded: the first ones by name, and how many were left off */
 		rc |= KEY(&pk, SB_RK_METRICS);
-		rc |= pk_metrics(&pk, metrics);
+		rc |= pk_metrics_max(&pk, metrics, SB_AGENT_HB_MAX_METRICS);
+		if (left_off) {
+			rc |= KEY(&pk, SB_RK_METRICS_LEFT_OFF);
+			rc |= msgpack_pack_uint64(&pk, left_off);
+		}
 	}
 	rc |= KEY(&pk, SB_RK_SYS_S);
 	rc |= msgpack_pack_double(&pk, u->sys_s);
@@ -239,8 +264,20 @@ int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f
 	size_t i;
 	int rc = 0;
 
+	const struct sb_agent_ckpt *ck = f->checkpoint;
+	const struct sb_agent_interrupt *in = f->interrupted && f->interrupted->by ? f->interrupted : NULL;
+
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	rc |= msgpack_pack_map(&pk, 13 + (f->records_skipped != 0) + o->early.fired);
+	rc |= msgpack_pack_map(&pk, 13 + (f->records_skipped != 0) + o->early.fired +
+			       (ck ? 1 + (ck->error[0] != 0) : 0) + (in != NULL));
+	if (ck) {
+		rc |= KEY(&pk, SB_RK_CHECKPOINT);
+		rc |= pk_str(&pk, ck->have ? ck->digest : NULL);
+		if (ck->error[0]) {
+			rc |= KEY(&pk, SB_RK_CHECKPOINT_ERROR);
+			rc |= pk_str(&pk, ck->error);
+		}
+	}
 	rc |= KEY(&pk, SB_RK_CORE_DUMPED);
 	rc |= pk_bool(&pk, signaled && WCOREDUMP(o->status));
 	if (o->early.fired) {
@@ -254,6 +291,24 @@ int sb_agent_payload_finish(msgpack_sbuffer *sb, const struct sb_agent_finish *f
 		rc |= msgpack_pack_nil(&pk);
 	else
 		rc |= msgpack_pack_int64(&pk, WEXITSTATUS(o->status));
+	if (in) {
+		rc |= KEY(&pk, SB_RK_INTERRUPTED);
+		rc |= msgpack_pack_map(&pk, 5 + (in->why_not != NULL));
+		rc |= KEY(&pk, SB_RK_BY);
+		rc |= pk_str(&pk, in->by);
+		rc |= KEY(&pk, SB_RK_MAX_RESTARTS);
+		rc |= msgpack_pack_int64(&pk, in->max_restarts);
+		rc |= KEY(&pk, SB_RK_REQUEUE);
+		rc |= pk_bool(&pk, in->requeue);
+		rc |= KEY(&pk, SB_RK_RESTART);
+		rc |= msgpack_pack_int64(&pk, in->restart);
+		rc |= KEY(&pk, SB_RK_SIGNAL);
+		rc |= pk_str(&pk, in->signal);
+		if (in->why_not) {
+			rc |= KEY(&pk, SB_RK_WHY_NOT);
+			rc |= pk_str(&pk, in->why_not);
+		}
+	}
 	rc |= KEY(&pk, SB_RK_MAX_RSS_KB);
 	rc |= msgpack_pack_int64(&pk, o->usage.max_rss_kb);
 	rc |= KEY(&pk, SB_RK_METRICS);

@@ -63,6 +63,9 @@ struct loop {
 	double term_at, kill_at;
 	int killed;
 	struct sb_agent_early_hit early; /* an early-stop rule held: TERM was sent */
+	int ckpt_sig;          /* the checkpoint's signal reached the command */
+	struct sb_agent_metrics_track metrics; /* the metrics file at the heartbeats */
+	int metrics_unsent;    /* the numbers of a heartbeat that was skipped */
 };
 
 /* A record that cannot be written is reported and the run goes on: the
@@ -170,33 +173,42 @@ static void early_stop(struct loop *l, const struct sb_agent_metrics *m, double 
 
 static void heartbeat(struct loop *l, double now)
 {
-	struct sb_agent_metrics m = { 0 };
+	const struct sb_agent_metrics *m = NULL;
+	enum sb_agent_metrics_now mnow = SB_METRICS_NONE;
 	struct sb_agent_usage u;
 	msgpack_sbuffer sb;
-	uint64_t dropped;
-	int rc, have = 0;
+	uint64_t dropped, skipped;
+	int rc, every;
 
 	/* reaped descendants, plus the command itself while it runs */
 	children_usage(&u);
 	if (!l->child_done)
 		proc_usage(l->child, &u);
-	/* the metrics file, only when an early-stop rule or a watcher reads it
-	 * (the agent's cost stays low otherwise); a file the command is writing
-	 * right now does not parse: the next heartbeat reads it again.  Live
-	 * watch: new watchers are found, gone ones forgotten (agent/watch_feed.h) */
+	/* Live watch: new watchers are found, gone ones forgotten
+	 * (agent/watch_feed.h).  The metrics file, whenever the run has one
+	 * (learning curves): a stat per heartbeat, read again only when it
+	 * moved; a file the command is writing right now does not parse, and
+	 * the next heartbeat reads it again.  Its numbers go into the heartbeat
+	 * when they changed, or at every heartbeat while an early-stop rule or
+	 * a watcher reads them. */
 	sb_agent_watch_scan(l->run->watch);
-	if (l->run->metrics && !l->child_done &&
-	    ((l->run->early_stop && l->run->early_stop->n) || sb_agent_watch_active(l->run->watch)))
-		have = sb_agent_metrics_read(l->run->metrics, &m, NULL) == 0;
+	every = (l->run->early_stop && l->run->early_stop->n) || sb_agent_watch_active(l->run->watch);
+	if (l->run->metrics && !l->child_done)
+		mnow = sb_agent_metrics_track(&l->metrics, l->run->metrics);
+	if (mnow == SB_METRICS_CHANGED || (mnow == SB_METRICS_SAME && (every || l->metrics_unsent)))
+		m = l->metrics.last.n > 0 ? &l->metrics.last : NULL;
 	dropped = sb_agent_watch_dropped(l->run->watch);
+	skipped = l->skipped;
 	msgpack_sbuffer_init(&sb);
-	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, have && m.n > 0 ? &m : NULL,
+	rc = sb_agent_payload_heartbeat(&sb, now - l->t0, &u, m,
 		sb_agent_watch_active(l->run->watch) ? &dropped : NULL);
 	append(l, SB_RT_HEARTBEAT, &sb, rc);
 	msgpack_sbuffer_destroy(&sb);
-	if (have)
-		early_stop(l, &m, now);
-	sb_agent_metrics_release(&m);
+	/* a heartbeat that was never created (the log could not be written)
+	 * hands its numbers to the next one */
+	l->metrics_unsent = m != NULL ? l->skipped != skipped : l->metrics_unsent && mnow == SB_METRICS_SAME;
+	if (mnow != SB_METRICS_NONE && l->run->early_stop && l->run->early_stop->n)
+		early_stop(l, &l->metrics.last, now);
 }
 
 static size_t list_children(pid_t *out, size_t max);
@@ -319,6 +331,11 @@ static void handle_signal(struct loop *l, int sig)
 	case SIGUSR1: case SIGUSR2:
 		fwd = group_alive(l) && kill(-l->child, sig) == 0;
 		record_signal(l, sig, fwd ? "forwarded" : "not_forwarded");
+		/* the pre-timeout signal reached the command while it ran: it
+		 * checkpoints, and the run is interrupted whatever its exit */
+		if (fwd && !l->child_done && l->run->checkpoint && l->run->checkpoint->present &&
+		    sig == l->run->checkpoint->signal)
+			l->ckpt_sig = 1;
 		if (is_termination(sig) && l->term_sig == 0) {
 			double kw = l->run->kill_wait_s;
 			double reserve = min_d(KILL_RESERVE, 0.3 * kw);
@@ -486,6 +503,10 @@ static int set_child_env(const struct sb_agent_run *run, struct sb_error *err)
 {
 	if (run->run_dir && setenv("SB_RUN_DIR", run->run_dir, 1) != 0)
 		return sb_errorf(err, "cannot set SB_RUN_DIR: %s", strerror(errno));
+	/* the signal that asks the command to checkpoint (docs/spec.md) */
+	if (run->checkpoint && run->checkpoint->present &&
+	    setenv("SB_CHECKPOINT_SIGNAL", run->checkpoint->signal_name, 1) != 0)
+		return sb_errorf(err, "cannot set SB_CHECKPOINT_SIGNAL: %s", strerror(errno));
 	if (run->metrics) {
 		char path[8192];
 		int n;
@@ -589,13 +610,16 @@ int sb_agent_run_command(const struct sb_agent_run *run,
 	out->wall_s = sb_agent_now() - l.t0;
 	children_usage(&out->usage);
 	sb_agent_results_collect(run->results, run->nresults, hashing_deadline, &l, results);
+	sb_agent_metrics_track_release(&l.metrics);
 	close(sfd);
 	out->terminating = l.term_sig != 0;
+	out->term_sig = l.term_sig;
 	out->finish_deadline = finish_deadline(&l);
 	if (l.term_sig)
 		out->kill_deadline = l.term_at + run->kill_wait_s;
 	out->records_skipped = l.skipped;
 	out->early = l.early;
+	out->checkpoint_signalled = l.ckpt_sig;
 	return 0;
 }
 

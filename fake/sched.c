@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -728,10 +729,39 @@ static char **build_env(struct fake_state *st, const struct fake_task *t)
 	return env;
 }
 
+/* SB_FAKE_NODE_MNTNS: a mount namespace file (/proc/PID/ns/mnt) the job
+ * enters before anything else, so that it sees the file systems of a
+ * "compute node" (tests/storage/ runs jobs through a network file system
+ * client of their own); NULL when unset. */
+static const char *fake_node_mntns(void)
+{
+	const char *s = getenv("SB_FAKE_NODE_MNTNS");
+
+	return (s && *s) ? s : NULL;
+}
+
+/* Enters the mount namespace named by path; 0, or -1 with a message in msg. */
+static int enter_node_mntns(const char *path, char *msg, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setns(fd, CLONE_NEWNS) != 0) {
+		snprintf(msg, len, "slurmstepd-%s: error: cannot enter the node's mount namespace %s (SB_FAKE_NODE_MNTNS): %s\n",
+			 fake_nodename(), path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s)
 {
 	const struct fake_job *j = t->job;
 	char script[PATH_MAX], outp[PATH_MAX], errp[PATH_MAX], chdir_msg[PATH_MAX + 128];
+	char ns_msg[PATH_MAX + 128];
+	const char *mntns = fake_node_mntns();
 	char *argvbuf, *argv_list[258];
 	char **env;
 	int argc = 0, ofd, efd, flags;
@@ -754,6 +784,7 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 	}
 	argv_list[argc] = NULL;
 	chdir_msg[0] = '\0';
+	ns_msg[0] = '\0';
 
 	pid = fork();
 	if (pid < 0) {
@@ -769,6 +800,12 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 				signal(sig, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the node's file systems first: the working directory and the
+		 * output files are looked up there.  If it cannot be entered the
+		 * job fails (exit 1) before its script runs, with the reason in
+		 * its stderr file as seen from here, the only place left to say it. */
+		if (mntns)
+			enter_node_mntns(mntns, ns_msg, sizeof(ns_msg));
 		if (chdir(j->workdir) != 0) {
 			snprintf(chdir_msg, sizeof(chdir_msg),
 				 "slurmstepd-%s: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
@@ -795,6 +832,10 @@ static pid_t start_job(struct fake_state *st, struct fake_task *t, struct sup *s
 		if (nfd < 0 || dup2(nfd, 0) < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0)
 			_exit(1);
 		close_from(3);
+		if (ns_msg[0]) {
+			fake_write_all(2, ns_msg, strlen(ns_msg));
+			_exit(1);
+		}
 		if (chdir_msg[0])
 			fake_write_all(2, chdir_msg, strlen(chdir_msg));
 		execve(script, argv_list, env);

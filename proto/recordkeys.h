@@ -35,6 +35,7 @@
 #define SB_RK_V "v"
 
 /* ---- start (§6.1) ---------------------------------------------------------- */
+#define SB_RK_CHECKPOINT_ERROR "checkpoint_error" /* a checkpoint file unreadable */
 #define SB_RK_COMMAND "command"
 #define SB_RK_CORES "cores"
 #define SB_RK_CPU_MODEL "cpu_model"
@@ -47,11 +48,15 @@
 #define SB_RK_KILL_WAIT_S "kill_wait_s"
 #define SB_RK_METRICS_FILE "metrics_file"
 #define SB_RK_RESULT_FILES "result_files"
+#define SB_RK_RESUMED_FROM "resumed_from" /* with a checkpoint section: the
+	digest of the checkpoint files found before the command ran, or nil */
 
 /* ---- heartbeat (§6.2); finish shares the usage and metrics keys ------------ */
 #define SB_RK_ELAPSED_S "elapsed_s"
 #define SB_RK_MAX_RSS_KB "max_rss_kb"
 #define SB_RK_METRICS "metrics"
+#define SB_RK_METRICS_LEFT_OFF "metrics_left_off" /* heartbeat: metrics over the
+	bound (SB_AGENT_HB_MAX_METRICS) not carried */
 #define SB_RK_SYS_S "sys_s"
 #define SB_RK_USER_S "user_s"
 #define SB_RK_WATCH_DROPPED "watch_dropped"
@@ -62,10 +67,14 @@
 #define SB_RK_SIGNAL "signal"
 
 /* ---- finish (§6.4) --------------------------------------------------------- */
+#define SB_RK_CHECKPOINT "checkpoint" /* with a checkpoint section: the digest
+	of the checkpoint files when the command ended, or nil (and
+	checkpoint_error) */
 #define SB_RK_CORE_DUMPED "core_dumped"
 #define SB_RK_EARLY_STOP "early_stop"
 #define SB_RK_ERROR "error"
 #define SB_RK_EXIT_CODE "exit_code"
+#define SB_RK_INTERRUPTED "interrupted" /* the run ended early: the map below */
 #define SB_RK_METRICS_ERROR "metrics_error"
 #define SB_RK_RECORDS "records"
 #define SB_RK_RESULTS "results"
@@ -82,6 +91,14 @@
 #define SB_RK_SIZE "size"
 /* (and SB_RK_ERROR) */
 
+/* finish's `interrupted` (agent/checkpoint.h) */
+#define SB_RK_BY "by"                     /* "requeue_signal" or "termination" */
+#define SB_RK_MAX_RESTARTS "max_restarts"
+#define SB_RK_REQUEUE "requeue"           /* true: sbagent requeued the job */
+/* (and SB_RK_RESTART, SB_RK_SIGNAL: the signal's name) */
+#define SB_RK_WHY_NOT "why_not"           /* no requeue: max_restarts,
+	not_requested, not_a_slurm_job, scheduler */
+
 /* finish's `early_stop`: the rule that stopped the command */
 #define SB_RK_AFTER_S "after_s"
 #define SB_RK_AT_FINISH "at_finish" /* only when it held on the final metrics */
@@ -96,6 +113,7 @@
  * by sbagent in benchmark mode (agent/benchmode.c). */
 #define SB_TM_ATTEMPT "attempt"
 #define SB_TM_BENCH "bench"
+#define SB_TM_CHECKPOINT "checkpoint" /* proto/checkpoint.h */
 #define SB_TM_CHUNK "chunk"
 #define SB_TM_EARLY_STOP "early_stop" /* rules: proto/earlystop.h */
 #define SB_TM_FORMAT "format"

@@ -214,6 +214,14 @@ int sb_read_all(int fd, size_t max, size_t hint, char **data, size_t *len)
 	return 0;
 }
 
+char *sb_blank_controls(char *s)
+{
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
 char *sb_escape_controls(const char *s, char *out, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";

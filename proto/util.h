@@ -33,6 +33,11 @@ void sb_hex_encode(const uint8_t *in, size_t n, char *out);
  * its colours.  What does not fit ends in "...".  Returns out. */
 char *sb_escape_controls(const char *s, char *out, size_t size);
 
+/* Replaces every control character of s (below 0x20, and 0x7f) with '?'
+ * in place: a text from a record or a file goes into a one-line reason.
+ * Returns s. */
+char *sb_blank_controls(char *s);
+
 /* Parses exactly 2n lowercase or uppercase hex digits into out; -1 if not. */
 int sb_hex_decode(const char *hex, uint8_t *out, size_t n);
 

@@ -6,9 +6,13 @@ set -euo pipefail
 pkgs=(cmake make gcc libc6-dev git pkg-config libzmq3-dev libmsgpack-dev libyaml-dev
       libsqlite3-dev libssl-dev libcmocka-dev openssl time jq bc procps
       go-md2man man-db binutils python3 python3-pytest python3-venv
+      python3-pip python3-setuptools python3-wheel unzip  # tests/pip: pip wheel, no network
       musl-tools  # sbagent is a static musl program (agent/CMakeLists.txt)
       chromium)  # chromium: tests/report/test_report.sh renders the report headless
 if [ "${SB_WITH_FUZZ:-0}" = 1 ]; then pkgs+=(clang libclang-rt-14-dev); fi
+# tests/storage: a caching network file system, an sshd on loopback seen
+# through sshfs clients
+if [ "${SB_WITH_STORAGE:-0}" = 1 ]; then pkgs+=(openssh-server openssh-client sshfs util-linux); fi
 missing=()
 for p in "${pkgs[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -94,6 +94,27 @@ static int add_warning(struct sb_analysis *a, const char *what, const char *name
  * name the caller gave that no child at all reported and the spec does not
  * list (once a child succeeded, so that the names are known), else a
  * warning; both say the closest name reported. */
+/* "a, b, c" of the first max names (", ..." when there are more); NULL
+ * when out of memory. */
+static char *name_list(char **names, size_t n, size_t max)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	for (size_t i = 0; i < n && i < max; i++)
+		fprintf(f, "%s%s", i ? ", " : "", names[i]);
+	if (n > max)
+		fputs(", ...", f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int check_metrics(const struct sb_status *st, bool given, struct sb_analysis *a,
 			 struct sb_error *err)
 {
@@ -115,9 +136,13 @@ static int check_metrics(const struct sb_status *st, bool given, struct sb_analy
 			continue;
 		sb_suggest(name, (const char *const *)any, nany, hint);
 		if (given && !listed && !has_name(any, nany, name) && st->counts[SB_CLASS_SUCCEEDED] > 0) {
+			char *known = *hint || !nany ? NULL : name_list(any, nany, 8);
 			sb_error_set(err, SB_ERR_INPUT, "metrics: no child reported a metric '%s' and the "
-				     "spec's analysis.metrics does not list it%s", name,
-				     *hint ? hint : nany ? "" : " (no child reported any metric)");
+				     "spec's analysis.metrics does not list it%s%s%s", name,
+				     *hint ? hint : !nany ? " (no child reported any metric)"
+				     : known ? " (the children reported: " : "",
+				     known ? known : "", known ? ")" : "");
+			free(known);
 			goto done;
 		}
 		if (add_warning(a, listed ? "metric of the spec's analysis.metrics" : "metric", name,
@@ -153,8 +178,10 @@ static int cmp_ranked(const void *pa, const void *pb)
 	return (a->g.first > b->g.first) - (a->g.first < b->g.first);
 }
 
-/* Ranks the groups by the mean of the metric opts->sort. */
-static int rank_groups(const struct sb_status *st, const struct sb_analyze_opts *opts,
+/* Ranks the groups by the mean of the metric sort (highest first when
+ * desc).  A metric the caller named that is not analysed is an error; one
+ * the spec's analysis.sort named, a warning (the groups keep their order). */
+static int rank_groups(const struct sb_status *st, const char *sort, bool desc, bool from_spec,
 		       struct sb_analysis *a, struct sb_error *err)
 {
 	char hint[SB_SUGGEST_MAX];
@@ -162,14 +189,26 @@ static int rank_groups(const struct sb_status *st, const struct sb_analyze_opts 
 	size_t m, g, c, *now;
 
 	for (m = 0; m < a->nmetrics; m++)
-		if (!strcmp(a->metrics[m], opts->sort))
+		if (!strcmp(a->metrics[m], sort))
 			break;
+	if (m == a->nmetrics && from_spec) {
+		char **v = realloc(a->warnings, (a->nwarnings + 1) * sizeof(*v));
+		if (v == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		a->warnings = v;
+		if (asprintf(&v[a->nwarnings], "the spec's analysis.sort '%s' is not one of the "
+			     "metrics analysed%s: the groups are not ranked", sort,
+			     sb_suggest(sort, (const char *const *)a->metrics, a->nmetrics, hint)) < 0)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		a->nwarnings++;
+		return 0;
+	}
 	if (m == a->nmetrics)
 		return sb_error_set(err, SB_ERR_INPUT, "sort: '%s' is not one of the metrics analysed%s",
-				    opts->sort, sb_suggest(opts->sort, (const char *const *)a->metrics,
-							   a->nmetrics, hint));
+				    sort, sb_suggest(sort, (const char *const *)a->metrics,
+						     a->nmetrics, hint));
 	a->sort = (int)m;
-	a->sort_desc = opts->sort_desc;
+	a->sort_desc = desc;
 	if (a->ngroups < 2)
 		return 0;
 	r = calloc(a->ngroups, sizeof(*r));
@@ -403,6 +442,7 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 	if (group_of == NULL)
 		goto oom;
 	for (c = 0; c < st->n; c++) {
+		const struct sb_chain *chn;
 		uint64_t h;
 		size_t slot;
 
@@ -434,6 +474,8 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 		group_of[c] = g;
 		out->groups[g].classes[st->children[c].cls]++;
 		out->groups[g].n += st->children[c].cls == SB_CLASS_SUCCEEDED;
+		if ((chn = sb_status_chain(st, c)) != NULL && chn->n > 1)
+			out->groups[g].restarts += chn->n - 1;
 	}
 	/* statistics: each group's values in child-index order, bucketed in
 	 * one pass per metric (a counting sort by group) */
@@ -469,8 +511,13 @@ int sb_analysis_compute(const struct sb_status *st, const struct sb_analyze_opts
 		goto oom;
 	out->group_of = group_of;
 	group_of = NULL;
-	if (opts->sort != NULL && rank_groups(st, opts, out, err) < 0)
-		goto fail;
+	{
+		/* --sort, else the spec's analysis.sort */
+		bool desc = opts->sort_desc;
+		const char *sort = opts->sort ? opts->sort : sb_spec_analysis_sort(spec, &desc);
+		if (sort != NULL && rank_groups(st, sort, desc, opts->sort == NULL, out, err) < 0)
+			goto fail;
+	}
 	rc = 0;
 	goto done;
 oom:

@@ -14,6 +14,8 @@ struct sb_group {
 	size_t first;               /* the first child of the group (for its params) */
 	size_t n;                   /* succeeded children */
 	size_t classes[SB_CLASS_COUNT];
+	size_t restarts;            /* runs after the first of its children's
+	                               latest attempts (sb_status_chain) */
 	struct sb_stats *stats;     /* one per analysis metric; n 0 when none */
 	struct sb_stats resources[3]; /* wall_s, max_rss_kb, cpu_s (status/spans.h) */
 };

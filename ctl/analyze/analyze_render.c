@@ -93,6 +93,8 @@ static void render_json(FILE *out, const struct sb_status *st, const struct sb_a
 		sb_json_uint(&j, gr->n);
 		sb_json_key(&j, "classes");
 		sb_status_json_counts(&j, gr->classes);
+		sb_json_key(&j, "restarts");
+		sb_json_uint(&j, gr->restarts);
 		sb_json_key(&j, "metrics");
 		sb_json_obj_begin(&j);
 		for (m = 0; m < a->nmetrics; m++) {
@@ -231,15 +233,19 @@ static void render_text(FILE *out, const struct sb_status *st, const struct sb_a
 {
 	char t[5][SB_DOUBLE_TEXT_MAX];
 	size_t g, k, m, c, shown = 0;
+	bool restarts = false;
 
-	fprintf(out, "%s (%.12s): %zu children, %zu succeeded", st->bench->name, st->bench->digest,
-		st->n, st->counts[SB_CLASS_SUCCEEDED]);
+	fprintf(out, "%s (%.12s): %zu %s, %zu succeeded", st->bench->name, st->bench->digest,
+		st->n, sb_plural(st->n, "child", "children"), st->counts[SB_CLASS_SUCCEEDED]);
 	for (k = 1; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, ", %zu %s", st->counts[k], sb_class_name((enum sb_class)k));
 	fputs("\nstatistics over the succeeded children only\n", out);
 	if (a->sort >= 0)
 		render_best(out, st, a, pc);
+	/* the restarts of every group, once one has some */
+	for (g = 0; g < a->ngroups && !restarts; g++)
+		restarts = a->groups[g].restarts > 0;
 	for (g = 0; g < a->ngroups; g++) {
 		const struct sb_group *gr = &a->groups[g];
 		size_t total = 0;
@@ -251,7 +257,10 @@ static void render_text(FILE *out, const struct sb_status *st, const struct sb_a
 			group_label(out, st, a, g, pc);
 			fputs(": ", out);
 		}
-		fprintf(out, "%zu of %zu succeeded\n", gr->n, total);
+		fprintf(out, "%zu of %zu succeeded", gr->n, total);
+		if (restarts)
+			fprintf(out, ", %zu restart%s", gr->restarts, gr->restarts == 1 ? "" : "s");
+		fputc('\n', out);
 		for (m = 0; m < a->nmetrics; m++) {
 			const struct sb_stats *s = &gr->stats[m];
 			if (s->n == 0)

@@ -13,7 +13,9 @@ struct sb_ctx {
 	char *root;
 	char *agent;
 	char *index;
+	char *path;               /* PATH of the checks before a submit; NULL: unknown */
 	double settle_s;
+	double storage_lag_s;     /* SB_CTX_STORAGE_LAG_AUTO: by the file system */
 	double lookup_window_s;
 	unsigned threads;
 	sb_warn_fn *warn;
@@ -45,6 +47,7 @@ struct sb_ctx *sb_ctx_create(struct sb_error *err)
 		return NULL;
 	}
 	ctx->settle_s = SB_CTX_SETTLE_DEFAULT;
+	ctx->storage_lag_s = SB_CTX_STORAGE_LAG_AUTO;
 	ctx->lookup_window_s = SB_CTX_LOOKUP_WINDOW_DEFAULT;
 	return ctx;
 }
@@ -56,6 +59,7 @@ void sb_ctx_destroy(struct sb_ctx *ctx)
 	free(ctx->root);
 	free(ctx->agent);
 	free(ctx->index);
+	free(ctx->path);
 	free(ctx);
 }
 
@@ -109,6 +113,27 @@ static int parse_window(const char *text, double *seconds)
 	return errno || *end || end == text || !valid_window(*seconds) ? -1 : 0;
 }
 
+static bool valid_lag(double seconds)
+{
+	return seconds == SB_CTX_STORAGE_LAG_AUTO ||
+	       (isfinite(seconds) && seconds >= 0 && seconds <= SB_CTX_STORAGE_LAG_MAX);
+}
+
+/* SB_STORAGE_LAG's value ("auto", or seconds) in *seconds; -1 when it is
+ * neither. */
+static int parse_lag(const char *text, double *seconds)
+{
+	char *end;
+
+	if (!strcmp(text, "auto")) {
+		*seconds = SB_CTX_STORAGE_LAG_AUTO;
+		return 0;
+	}
+	errno = 0;
+	*seconds = strtod(text, &end);
+	return errno || *end || end == text || !(*seconds >= 0) || !valid_lag(*seconds) ? -1 : 0;
+}
+
 /* SB_THREADS: a whole number from 1 to SB_CTX_THREADS_MAX. */
 static int parse_threads(const char *text, unsigned *threads)
 {
@@ -127,7 +152,8 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 {
 	const char *root = env_get(envp, "SB_ROOT"), *agent = env_get(envp, "SB_AGENT");
 	const char *window = env_get(envp, "SB_LOOKUP_WINDOW"), *threads_s = env_get(envp, "SB_THREADS");
-	double window_s = ctx->lookup_window_s;
+	const char *lag = env_get(envp, "SB_STORAGE_LAG"), *path = env_get(envp, "PATH");
+	double window_s = ctx->lookup_window_s, lag_s = ctx->storage_lag_s;
 	unsigned threads = ctx->threads;
 	struct sb_error e = { 0 };
 	char *index;
@@ -137,6 +163,9 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 	if (window && *window && parse_window(window, &window_s) < 0)
 		return sb_error_set(err, SB_ERR_INPUT, "SB_LOOKUP_WINDOW '%s' is not a number of seconds "
 				    "from 0 to %.0f", window, SB_CTX_LOOKUP_WINDOW_MAX);
+	if (lag && *lag && parse_lag(lag, &lag_s) < 0)
+		return sb_error_set(err, SB_ERR_INPUT, "SB_STORAGE_LAG '%s' is neither 'auto' nor a number "
+				    "of seconds from 0 to %.0f", lag, SB_CTX_STORAGE_LAG_MAX);
 	if (threads_s && *threads_s && parse_threads(threads_s, &threads) < 0)
 		return sb_error_set(err, SB_ERR_INPUT, "SB_THREADS '%s' is not a number of threads "
 				    "from 1 to %d", threads_s, SB_CTX_THREADS_MAX);
@@ -147,7 +176,8 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 		return -1;
 	}
 	if ((root && *root && replace(&ctx->root, root, err) < 0) ||
-	    (agent && *agent && replace(&ctx->agent, agent, err) < 0)) {
+	    (agent && *agent && replace(&ctx->agent, agent, err) < 0) ||
+	    (path && replace(&ctx->path, path, err) < 0)) {
 		free(index);
 		return -1;
 	}
@@ -156,6 +186,7 @@ int sb_ctx_load_env(struct sb_ctx *ctx, char *const envp[], struct sb_error *err
 		ctx->index = index;
 	}
 	ctx->lookup_window_s = window_s;
+	ctx->storage_lag_s = lag_s;
 	ctx->threads = threads;
 	return 0;
 }
@@ -210,6 +241,16 @@ const char *sb_ctx_index(const struct sb_ctx *ctx)
 	return ctx->index;
 }
 
+int sb_ctx_set_path(struct sb_ctx *ctx, const char *path, struct sb_error *err)
+{
+	return replace(&ctx->path, path, err);
+}
+
+const char *sb_ctx_path(const struct sb_ctx *ctx)
+{
+	return ctx ? ctx->path : NULL;
+}
+
 int sb_ctx_set_settle(struct sb_ctx *ctx, double seconds, struct sb_error *err)
 {
 	if (!isfinite(seconds) || seconds < 0)
@@ -221,6 +262,20 @@ int sb_ctx_set_settle(struct sb_ctx *ctx, double seconds, struct sb_error *err)
 double sb_ctx_settle(const struct sb_ctx *ctx)
 {
 	return ctx->settle_s;
+}
+
+int sb_ctx_set_storage_lag(struct sb_ctx *ctx, double seconds, struct sb_error *err)
+{
+	if (!valid_lag(seconds))
+		return sb_error_set(err, SB_ERR_INPUT, "the storage lag must be %g (auto) or a number of "
+				    "seconds from 0 to %.0f", SB_CTX_STORAGE_LAG_AUTO, SB_CTX_STORAGE_LAG_MAX);
+	ctx->storage_lag_s = seconds;
+	return 0;
+}
+
+double sb_ctx_storage_lag(const struct sb_ctx *ctx)
+{
+	return ctx->storage_lag_s;
 }
 
 int sb_ctx_set_lookup_window(struct sb_ctx *ctx, double seconds, struct sb_error *err)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "base/fsutil.h"
@@ -236,28 +237,6 @@ int sb_fs_check_owned(const char *path, const char *what, struct sb_error *err)
 	return 0;
 }
 
-int sb_fs_lock(const char *path, struct sb_error *err)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	int fd;
-
-	RETRY_EINTR(fd, open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-	if (fd < 0)
-		return sb_errorf(err, "cannot open lock file '%s': %s", path, strerror(errno));
-	while (fcntl(fd, F_SETLKW, &fl) < 0) {
-		int e = errno;
-		if (e == EINTR)
-			continue;
-		close(fd);
-		if (e == ENOLCK || e == ENOSYS)
-			return sb_errorf(err, "cannot lock '%s': %s: this file system does not support "
-					 "fcntl locks (mount NFS with lock support, or Lustre with -o flock)",
-					 path, strerror(e));
-		return sb_errorf(err, "cannot lock '%s': %s", path, strerror(e));
-	}
-	return fd;
-}
-
 /* nftw: removes each entry after its contents (FTW_DEPTH), never following
  * a symbolic link (FTW_PHYS); the errno of the first failure stops it. */
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -281,4 +260,112 @@ int sb_fs_remove_tree(const char *path, struct sb_error *err)
 	if (rc != 0)
 		return sb_errorf(err, "cannot remove '%s': %s", path, strerror(rc > 0 ? rc : errno));
 	return 0;
+}
+
+/* File system types by statfs(2)'s f_type (linux/magic.h and the vendors'
+ * own): the ones known to be local, and the shared ones named. */
+static const struct fs_type {
+	unsigned long magic;
+	const char *name;
+	bool shared;
+} fs_types[] = {
+	{ 0xEF53, "ext4", false },          { 0x58465342, "xfs", false },
+	{ 0x9123683E, "btrfs", false },     { 0x01021994, "tmpfs", false },
+	{ 0x858458f6, "ramfs", false },     { 0x794c7630, "overlayfs", false },
+	{ 0x2fc12fc1, "zfs", false },       { 0xF2F52010, "f2fs", false },
+	{ 0x52654973, "reiserfs", false },  { 0x3153464a, "jfs", false },
+	{ 0xca451a4e, "bcachefs", false },  { 0x3434, "nilfs", false },
+	{ 0x4d44, "vfat", false },          { 0x2011BAB0, "exfat", false },
+	{ 0x6969, "nfs", true },            { 0xFF534D42, "cifs", true },
+	{ 0xFE534D42, "smb2", true },       { 0x517B, "smb", true },
+	{ 0x65735546, "fuse", true },       { 0x0BD00BD0, "lustre", true },
+	{ 0x47504653, "gpfs", true },       { 0x00C36400, "ceph", true },
+	{ 0x01021997, "9p", true },         { 0x19830326, "beegfs", true },
+	{ 0x5346414F, "afs", true },        { 0x7461636f, "ocfs2", true },
+	{ 0x01161970, "gfs2", true },       { 0xAAD7AAEA, "panfs", true },
+};
+
+bool sb_fs_shared(const char *path, const char **name)
+{
+	static _Thread_local char unknown[32];
+	struct statfs fs;
+	char *p = strdup(path && *path ? path : "."), *slash;
+	int rc = -1;
+
+	/* a path not made yet: the file system of its nearest existing parent */
+	while (p && (rc = statfs(p, &fs)) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		if ((slash = strrchr(p, '/')) == NULL) {
+			rc = statfs(".", &fs);
+			break;
+		}
+		if (slash != p)
+			*slash = '\0';
+		else if (p[1] != '\0')
+			p[1] = '\0';
+		else
+			break;
+	}
+	free(p);
+	if (!p || rc < 0) {
+		if (name)
+			*name = "unknown (cannot be examined)";
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(fs_types) / sizeof(fs_types[0]); i++)
+		if ((unsigned long)fs.f_type == fs_types[i].magic) {
+			if (name)
+				*name = fs_types[i].name;
+			return fs_types[i].shared;
+		}
+	snprintf(unknown, sizeof(unknown), "unknown 0x%lx", (unsigned long)fs.f_type);
+	if (name)
+		*name = unknown;
+	return true;
+}
+
+int sb_fs_reveal(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		(void)unlink(path);
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -1;
+	fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
+void sb_fs_tidy_path(char *path)
+{
+	const char *r = path;
+	char *w = path;
+	int abs = path[0] == '/';
+
+	while (*r) {
+		const char *end;
+		size_t len;
+
+		while (*r == '/')
+			r++;
+		end = strchrnul(r, '/');
+		len = (size_t)(end - r);
+		if (len == 0 || (len == 1 && r[0] == '.')) {
+			r = end;
+			continue;
+		}
+		if (w > path || abs)
+			*w++ = '/';
+		memmove(w, r, len);
+		w += len;
+		r = end;
+	}
+	if (w == path)
+		*w++ = abs ? '/' : '.';
+	*w = '\0';
 }

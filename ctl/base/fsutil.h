@@ -3,6 +3,7 @@
 #ifndef SB_CTL_FSUTIL_H
 #define SB_CTL_FSUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -48,10 +49,30 @@ int sb_fs_mkdirs(const char *path, mode_t mode, struct sb_error *err);
  * or others; what names the object in the message ("benchmark directory"). */
 int sb_fs_check_owned(const char *path, const char *what, struct sb_error *err);
 
-/* Takes an exclusive fcntl (POSIX record) lock on path, created if needed,
- * waiting for it (flock is local-only on some Lustre and NFS mounts).
- * ENOLCK/ENOSYS is a clear error, never a silent pass.  Returns the fd
- * holding the lock (close it to release), or -1. */
-int sb_fs_lock(const char *path, struct sb_error *err);
+/* Whether path is on a file system shared through a network, or one sbench
+ * cannot tell is not (docs/shared-storage.md): NFS, Lustre, GPFS, CIFS,
+ * Ceph, BeeGFS, 9p, FUSE (sshfs...) and any type not known to be local.
+ * Its clients cache attributes, names and contents, so what another node
+ * wrote may show late.  name (may be NULL) gets the type's name ("nfs",
+ * "ext4", "unknown 0x1234abcd" in a static buffer).  A path that cannot be
+ * examined is taken as shared. */
+bool sb_fs_shared(const char *path, const char **name);
+
+/* Asks the file server whether the regular file at path exists, when this
+ * client said it does not: a network client may keep a name's absence
+ * (NFS's lookup cache, FUSE's negative_timeout) for up to its timeout
+ * after another node made the file.  An exclusive create goes to the
+ * server: EEXIST means the file is there, and an open with O_CREAT (of a
+ * file that exists: nothing is made) leaves this client its name.  When
+ * the server has no such file either, the empty file the question made is
+ * removed at once, so only call this where no other process creates the
+ * file exclusively at the same moment (docs/shared-storage.md).
+ * 1 the file shows now, 0 it does not exist, -1 (errno). */
+int sb_fs_reveal(const char *path);
+
+/* Tidies path in place, by its letters alone: "." components and repeated
+ * or trailing slashes go ("/a/./b//c/" is "/a/b/c", "./x" is "x").  ".."
+ * stays (what it means depends on symbolic links). */
+void sb_fs_tidy_path(char *path);
 
 #endif

@@ -28,4 +28,10 @@ int sb_render_flush(FILE *out, struct sb_error *err);
 void sb_csv_field(FILE *out, const char *s, int first);
 void sb_csv_num(FILE *out, double v);
 
+/* one or many as n is 1 or not: "1 child", "2 children" */
+static inline const char *sb_plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 #endif

@@ -32,13 +32,11 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
-const char *sb_suggest(const char *word, const char *const *cands, size_t n,
-		       char buf[SB_SUGGEST_MAX])
+const char *sb_suggest_closest(const char *word, const char *const *cands, size_t n)
 {
 	size_t i, best = 100, limit;
 	const char *pick = NULL;
 
-	buf[0] = '\0';
 	limit = strlen(word) <= 4 ? 1 : strlen(word) <= 8 ? 2 : 3;
 	for (i = 0; i < n; i++) {
 		size_t d = distance(word, cands[i]);
@@ -47,7 +45,16 @@ const char *sb_suggest(const char *word, const char *const *cands, size_t n,
 			pick = cands[i];
 		}
 	}
-	if (pick != NULL && best <= limit)
+	return pick != NULL && best <= limit ? pick : NULL;
+}
+
+const char *sb_suggest(const char *word, const char *const *cands, size_t n,
+		       char buf[SB_SUGGEST_MAX])
+{
+	const char *pick = sb_suggest_closest(word, cands, n);
+
+	buf[0] = '\0';
+	if (pick != NULL)
 		snprintf(buf, SB_SUGGEST_MAX, " (did you mean '%s'?)", pick);
 	return buf;
 }

@@ -14,4 +14,7 @@
 const char *sb_suggest(const char *word, const char *const *cands, size_t n,
 		       char buf[SB_SUGGEST_MAX]);
 
+/* The candidate sb_suggest would name (one of cands), or NULL. */
+const char *sb_suggest_closest(const char *word, const char *const *cands, size_t n);
+
 #endif

@@ -17,6 +17,7 @@
 #include "plan/plan_canon.h"
 #include "plan/plan_inputs.h"
 #include "base/fsutil.h"
+#include "base/lock.h"
 #include "bench/index_private.h"
 #include "log/logview_private.h"
 #include "proto/inputs.h"
@@ -44,6 +45,7 @@ char *sb_bench_dir_for(const char *root, const char *name, const char *digest,
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
+	sb_fs_tidy_path(out);
 	if (strlen(out) > PATH_MAX - 64) {
 		sb_errorf(err, "benchmark directory '%s': path too long", out);
 		free(out);
@@ -67,13 +69,28 @@ int sb_bench_path(const struct sb_bench *b, const char *rel, char *buf, size_t s
 	return join(b->dir, rel, buf, size, err);
 }
 
+/* Loads the key of a benchmark whose record is there, so its key is too
+ * (it is made first): a "no such file" is this client's cache hiding a
+ * key made through another node moments ago (sb_bench_check_dir looked
+ * before it was made), and the file server is asked. */
+static int load_made_key(const char *path, struct sb_key *key, struct sb_error *err)
+{
+	if (sb_key_load(path, key, err) == 0)
+		return 0;
+	if (access(path, F_OK) == 0 || errno != ENOENT || sb_fs_reveal(path) != 1)
+		return -1;
+	if (err)
+		memset(err, 0, sizeof(*err));
+	return sb_key_load(path, key, err);
+}
+
 int sb_bench_load_key(const struct sb_bench *b, struct sb_key *key, struct sb_error *err)
 {
 	char path[PATH_MAX];
 
 	if (sb_bench_path(b, SB_BENCH_KEY, path, sizeof(path), err) < 0)
 		return -1;
-	return sb_key_load(path, key, err);
+	return load_made_key(path, key, err);
 }
 
 static int mkdir_mode(const char *path, mode_t mode, struct sb_error *err)
@@ -294,6 +311,7 @@ static int write_json_twin(const char *path, const uint8_t *rec, size_t len, str
 
 static struct sb_bench *open_bench(const char *path, int *refused, struct sb_error *err);
 
+/* The benchmark's key: 0 made now, 1 loaded (it was there), -1. */
 static int make_key(const char *dir, struct sb_error *err)
 {
 	char keys[PATH_MAX], key[PATH_MAX];
@@ -306,14 +324,25 @@ static int make_key(const char *dir, struct sb_error *err)
 		return -1;
 	if (chmod(keys, 0700) < 0)
 		return sb_errorf(err, "cannot chmod '%s': %s", keys, strerror(errno));
-	if (access(key, F_OK) == 0) {
-		int rc = sb_key_load(key, &k, err);
-		sb_key_cleanse(&k);
-		return rc;
+	/* an existing key is loaded, also one that a client's cache hid
+	 * from access() but the file server knew (O_EXCL said EEXIST): the
+	 * benchmark was made through another node (docs/shared-storage.md) */
+	if (access(key, F_OK) != 0) {
+		if (sb_key_generate_file(key, err) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+		if (err)
+			memset(err, 0, sizeof(*err));
 	}
-	return sb_key_generate_file(key, err);
+	int rc = load_made_key(key, &k, err);
+	sb_key_cleanse(&k);
+	return rc < 0 ? -1 : 1;
 }
 
+/* Makes the benchmark in dir: 0, 1 when its key was there already (an
+ * interrupted creation, or one through another node that this client's
+ * cache does not show yet: the benchmark is taken as existing), or -1. */
 static int fill(const struct sb_bench_new *n, const char *dir, struct sb_error *err)
 {
 	/* runs/<index>/ is made by each child's sbagent when it runs (mkdir
@@ -322,9 +351,9 @@ static int fill(const struct sb_bench_new *n, const char *dir, struct sb_error *
 	char path[PATH_MAX];
 	struct sb_canon c;
 	size_t i;
-	int rc;
+	int rc, key_was_there = make_key(dir, err);
 
-	if (make_key(dir, err) < 0)
+	if (key_was_there < 0)
 		return -1;
 	for (i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
 		if (join(dir, subdirs[i], path, sizeof(path), err) < 0 ||
@@ -341,7 +370,7 @@ static int fill(const struct sb_bench_new *n, const char *dir, struct sb_error *
 	if (rc == 0)
 		rc = sb_fs_write_atomic(path, c.buf, c.len, 0444, 1, err);
 	sb_canon_release(&c);
-	return rc;
+	return rc < 0 ? rc : key_was_there;
 }
 
 int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
@@ -349,7 +378,8 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 {
 	const char *digest = sb_plan_benchmark_digest_hex(n->plan);
 	char *dir, lock[PATH_MAX], rec[PATH_MAX];
-	int lockfd, rc = -1;
+	struct sb_lock lk;
+	int rc = -1;
 
 	*existed = 0;
 	*dir_out = NULL;
@@ -369,12 +399,14 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 		free(dir);
 		return -1;
 	}
-	lockfd = sb_fs_lock(lock, err);
-	if (lockfd < 0) {
+	if (sb_lock_take(lock, NULL, NULL, &lk, err) < 0) {
 		free(dir);
 		return -1;
 	}
-	if (access(rec, F_OK) == 0) {
+	/* a record this client's cache hides (made through another node
+	 * moments ago) is asked of the file server: under the lock no one
+	 * else writes it */
+	if (access(rec, F_OK) == 0 || (errno == ENOENT && sb_fs_reveal(rec) == 1)) {
 		int refused = 0;
 		struct sb_bench *b = open_bench(dir, &refused, err);
 		if (b == NULL && refused)
@@ -385,10 +417,10 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 		else if (b != NULL)
 			rc = 0, *existed = 1;
 		sb_bench_destroy(b);
-	} else {
-		rc = fill(n, dir, err);
+	} else if ((rc = fill(n, dir, err)) == 1) {
+		rc = 0, *existed = 1;
 	}
-	close(lockfd);
+	sb_lock_release(&lk);
 	if (rc < 0) {
 		free(dir);
 		return rc;

@@ -73,9 +73,76 @@ int sb_early_stop_reason(const msgpack_object *o, char **reason)
 		return -1;
 	}
 	/* the record's strings go into a one-line reason */
-	for (char *p = *reason; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	sb_blank_controls(*reason);
+	return 0;
+}
+
+static int64_t int_of(const msgpack_object *o, int64_t dflt)
+{
+	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
+		return (int64_t)o->via.u64;
+	return dflt;
+}
+
+int sb_record_digest(const msgpack_object *pl, const char *key, char out[65])
+{
+	const msgpack_object *o = sb_mp_get(pl, key);
+	uint32_t i;
+
+	out[0] = '\0';
+	if (o == NULL || o->type == MSGPACK_OBJECT_NIL)
+		return 0;
+	if (o->type != MSGPACK_OBJECT_STR || o->via.str.size != 64)
+		return -1;
+	for (i = 0; i < 64; i++)
+		if (!strchr("0123456789abcdef", o->via.str.ptr[i]) || o->via.str.ptr[i] == '\0')
+			return -1;
+	memcpy(out, o->via.str.ptr, 64);
+	out[64] = '\0';
+	return 1;
+}
+
+int sb_interrupted_reason(const msgpack_object *pl, char **reason)
+{
+	const msgpack_object *o = sb_mp_get(pl, SB_RK_INTERRUPTED), *req;
+	const char *by = "?", *sig = "?", *why = "";
+	int nb = 1, ns = 1, nw = 0, rc;
+	int64_t restart, max;
+	char ck[65];
+
+	*reason = NULL;
+	if (o == NULL || o->type != MSGPACK_OBJECT_MAP)
+		return 0;
+	str_of(sb_mp_get(o, SB_RK_BY), &by, &nb);
+	str_of(sb_mp_get(o, SB_RK_SIGNAL), &sig, &ns);
+	str_of(sb_mp_get(o, SB_RK_WHY_NOT), &why, &nw);
+	restart = int_of(sb_mp_get(o, SB_RK_RESTART), -1);
+	max = int_of(sb_mp_get(o, SB_RK_MAX_RESTARTS), -1);
+	req = sb_mp_get(o, SB_RK_REQUEUE);
+	if (sb_record_digest(pl, SB_RK_CHECKPOINT, ck) <= 0)
+		strcpy(ck, "none");
+	if (nb == 14 && !memcmp(by, "requeue_signal", 14)) {
+		if (req && req->type == MSGPACK_OBJECT_BOOLEAN && req->via.boolean)
+			rc = asprintf(reason, "interrupted by SIG%.*s before the time limit at restart %"
+				      PRId64 " with checkpoint %.12s, and requeued", ns, sig, restart, ck);
+		else if (nw == 12 && !memcmp(why, "max_restarts", 12))
+			rc = asprintf(reason, "gave up after %" PRId64 " restarts: interrupted by SIG%.*s "
+				      "before the time limit again at restart %" PRId64 " (checkpoint %.12s), "
+				      "and checkpoint max_restarts is %" PRId64, restart, ns, sig, restart,
+				      ck, max);
+		else
+			rc = asprintf(reason, "interrupted by SIG%.*s before the time limit at restart %"
+				      PRId64 " with checkpoint %.12s; not requeued (%.*s)", ns, sig, restart,
+				      ck, nw, why);
+	} else {
+		rc = asprintf(reason, "interrupted by SIG%.*s at restart %" PRId64 " with checkpoint %.12s",
+			      ns, sig, restart, ck);
+	}
+	if (rc < 0) {
+		*reason = NULL;
+		return -1;
+	}
+	sb_blank_controls(*reason);
 	return 0;
 }
 

@@ -31,4 +31,17 @@ bool sb_metric_value(const struct msgpack_object *v, struct sb_metric *m);
  * record is verified: the run was stopped).  -1 when out of memory. */
 int sb_early_stop_reason(const msgpack_object *o, char **reason);
 
+/* *reason (malloc'd) says how a run with a checkpoint section ended early
+ * when the finish record pl has `interrupted`: "interrupted by SIGUSR1
+ * before the time limit at restart 1 with checkpoint 3fa2c1d09e8b, and
+ * requeued", "gave up after 3 restarts: ...", "interrupted by SIGTERM at
+ * restart 0 with checkpoint none"; NULL when it has none.  -1 when out of
+ * memory. */
+int sb_interrupted_reason(const msgpack_object *pl, char **reason);
+
+/* The digest a record holds under key (hex, 64 characters) into out
+ * (65 bytes): 1, 0 when it is nil or absent, -1 when it is something
+ * else. */
+int sb_record_digest(const msgpack_object *pl, const char *key, char out[65]);
+
 #endif

@@ -15,6 +15,7 @@
 #include "plan/plan_inputs.h"
 #include "base/fsutil.h"
 #include "bench/jobs.h"
+#include "spec/spec_checkpoint.h"
 #include "spec/spec_earlystop.h"
 #include "proto/benchdir.h"
 #include "slurm/slurm_cmd.h"
@@ -29,8 +30,22 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 		   size_t n, const struct sb_attempt_settings *set, struct sb_chunks *out,
 		   struct sb_error *err)
 {
-	size_t per = (size_t)b->max_array_size, k, nchunks = (n + per - 1) / per;
+	return sb_jobs_layout_first(b, attempt, children, n, (size_t)b->max_array_size, set, out, err);
+}
+
+int sb_jobs_layout_first(const struct sb_bench *b, int64_t attempt, const size_t *children,
+			 size_t n, size_t first_n, const struct sb_attempt_settings *set,
+			 struct sb_chunks *out, struct sb_error *err)
+{
+	size_t per = (size_t)b->max_array_size, k, nchunks;
 	int64_t throttle;
+
+	if (first_n == 0 || first_n > per)
+		first_n = per;
+	if (first_n > n)
+		first_n = n;
+	/* chunk 0 holds first_n children, every later one up to per */
+	nchunks = 1 + (n - first_n + per - 1) / per;
 
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
@@ -46,11 +61,11 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 	out->n = nchunks;
 	for (k = 0; k < nchunks; k++) {
 		struct sb_chunk *c = &out->v[k];
-		size_t first = k * per;
+		size_t first = k ? first_n + (k - 1) * per : 0, size = k ? per : first_n;
 
 		c->attempt = attempt;
 		c->index = k;
-		c->n = n - first < per ? n - first : per;
+		c->n = n - first < size ? n - first : size;
 		c->children = malloc(c->n * sizeof(*c->children));
 		if (c->children == NULL) {
 			sb_chunks_release(out);
@@ -123,10 +138,11 @@ char *sb_jobs_script(const struct sb_bench *b, const struct sb_chunk *ch, const 
 	if (f == NULL)
 		return NULL;
 	fprintf(f, "#!/bin/sh\n"
-		"# sbench benchmark %s (%s), attempt %" PRId64 ", chunk %zu: %zu children\n"
+		"# sbench benchmark %s (%s), attempt %" PRId64 ", chunk %zu: %zu child%s\n"
 		"# Written by sbctl submit: each array task runs the child that\n"
 		"# chunk-%zu.map names for its task id, under sbagent.\n"
-		"SB_BENCH_DIR=", b->name, b->digest, ch->attempt, ch->index, ch->n, ch->index);
+		"SB_BENCH_DIR=", b->name, b->digest, ch->attempt, ch->index, ch->n,
+		ch->n == 1 ? "" : "ren", ch->index);
 	shell_quote(f, b->dir);
 	fprintf(f, "\nSB_ATTEMPT=%" PRId64 "\nSB_CHUNK=%zu\n"
 		"export SB_BENCH_DIR SB_ATTEMPT SB_CHUNK\nexec ", ch->attempt, ch->index);
@@ -147,15 +163,20 @@ static int encode_map(const struct sb_bench *b, const struct sb_chunk *ch, struc
 	const struct sb_spec *spec = b->spec;
 	size_t t, k, ne = sb_spec_env_count(spec);
 	size_t nr = sb_spec_result_count(spec);
+	const struct sb_spec_checkpoint *ck = sb_spec_checkpoint(spec);
 	struct sb_child *child = sb_child_create();
 
 	if (child == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	sb_canon_map(c, sb_spec_early_stop_count(spec) ? 11 : 10);
+	sb_canon_map(c, 10 + (sb_spec_early_stop_count(spec) ? 1 : 0) + (ck ? 1 : 0));
 	sb_canon_cstr(c, SB_TM_ATTEMPT);
 	sb_canon_int(c, ch->attempt);
 	sb_canon_cstr(c, SB_TM_BENCH);
 	sb_canon_cstr(c, b->digest);
+	if (ck) { /* read by sbagent (agent/checkpoint.c) */
+		sb_canon_cstr(c, SB_TM_CHECKPOINT);
+		sb_checkpoint_canon(c, ck);
+	}
 	sb_canon_cstr(c, SB_TM_CHUNK);
 	sb_canon_int(c, (int64_t)ch->index);
 	if (sb_spec_early_stop_count(spec)) { /* read by sbagent (agent/earlystop.c) */
@@ -400,7 +421,8 @@ char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chu
 {
 	const struct sb_attempt_settings *set = &chunks->set;
 	const struct sb_slurm_options *o = sb_spec_slurm(b->spec);
-	char out[PATH_MAX], ident[SB_JOBS_IDENTITY_MAX];
+	const struct sb_spec_checkpoint *ck = sb_spec_checkpoint(b->spec);
+	char out[PATH_MAX], ident[SB_JOBS_IDENTITY_MAX], signal[32];
 	struct sb_slurm_sbatch s = {
 		.array = ch->array, .job_name = ch->name, .comment = ident, .output = out, .after = dependency,
 		.partition = o->partition, .time = set->time, .mem = o->mem, .gres = o->gres,
@@ -408,6 +430,12 @@ char **sb_jobs_sbatch_argv(const struct sb_bench *b, const struct sb_chunks *chu
 		.ntasks = o->ntasks, .extra = (const char *const *)set->extra, .nextra = set->nextra,
 		.script = ch->script,
 	};
+
+	if (ck) { /* the pre-timeout signal to the batch step, and requeue */
+		sb_checkpoint_sbatch_signal(ck, signal, sizeof(signal));
+		s.signal = signal;
+		s.requeue = ck->requeue_on ? 1 : -1;
+	}
 
 	if (sb_jobs_identity(b, ch, ident, sizeof(ident)) < 0 ||
 	    sb_bdir_slurm_output(out, sizeof(out), b->dir, ch->attempt, (int64_t)ch->index) < 0) {
@@ -473,7 +501,7 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err)
 {
 	char path[PATH_MAX];
-	size_t *all = NULL, n = 0, k;
+	size_t *all = NULL, n = 0, k, first_n = 0;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -498,6 +526,8 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 		all = v;
 		memcpy(all + n, c, cn * sizeof(*c));
 		n += cn;
+		if (k == 0)
+			first_n = cn;
 		free(c);
 	}
 	if (n == 0) {
@@ -506,9 +536,10 @@ int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 		goto out;
 	}
 	*found = SB_JOBS_PREPARED;
-	/* the maps were written by sb_jobs_layout: laying the same children out
-	 * again gives the same chunks */
-	rc = sb_jobs_layout(b, attempt, all, n, set, out, err);
+	/* the maps were written by sb_jobs_layout_first: laying the same
+	 * children out again, chunk 0 as large as its map, gives the same
+	 * chunks */
+	rc = sb_jobs_layout_first(b, attempt, all, n, first_n, set, out, err);
 out:
 	free(all);
 	return rc;

@@ -36,6 +36,14 @@ int sb_jobs_layout(const struct sb_bench *b, int64_t attempt, const size_t *chil
 		   size_t n, const struct sb_attempt_settings *set, struct sb_chunks *out,
 		   struct sb_error *err);
 
+/* The same with chunk 0 holding the first first_n children only (a
+ * submit's smoke test: child 0 alone, docs/sbctl-submit.md), and every
+ * later chunk up to b->max_array_size; first_n 0 or above that size: that
+ * size. */
+int sb_jobs_layout_first(const struct sb_bench *b, int64_t attempt, const size_t *children,
+			 size_t n, size_t first_n, const struct sb_attempt_settings *set,
+			 struct sb_chunks *out, struct sb_error *err);
+
 void sb_chunks_release(struct sb_chunks *c);
 
 enum sb_jobs_found {
@@ -47,8 +55,9 @@ enum sb_jobs_found {
 			      * whole); no sbatch can have run from it */
 };
 
-/* Reads back the chunks of an attempt from its task maps; *found says what
- * there was (out is empty unless SB_JOBS_PREPARED). */
+/* Reads back the chunks of an attempt from its task maps (chunk 0 as large
+ * as its map, the others as sb_jobs_layout_first lays them out); *found
+ * says what there was (out is empty unless SB_JOBS_PREPARED). */
 int sb_jobs_read_attempt(const struct sb_bench *b, int64_t attempt,
 			 const struct sb_attempt_settings *set,
 			 struct sb_chunks *out, enum sb_jobs_found *found, struct sb_error *err);

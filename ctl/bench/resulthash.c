@@ -40,6 +40,11 @@ int sb_result_hash(const char *path, struct sb_index *idx, bool rehash, char hex
 		st.st_size, (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
 		(int64_t)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec, (uint64_t)st.st_ino,
 	};
+	/* rehash reads the bytes again, not this client's cached pages of them:
+	 * a network file system's client may keep the pages of a file that
+	 * another node rewrote (docs/shared-storage.md) */
+	if (rehash)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	if (!rehash && idx && sb_index_get_hash(idx, path, &stamp, sha, NULL) == 1) {
 		rc = 0;
 	} else if (sb_filehash_fd(fd, &st, NULL, NULL, sha, &why) == 0) {

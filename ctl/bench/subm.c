@@ -392,6 +392,12 @@ int sb_subm_read_outcomes(const struct sb_bench *b, const struct sb_key *key,
 	if (sb_bench_path(b, "submissions", dir, sizeof(dir), err) < 0)
 		return -1;
 	dp = opendir(dir);
+	if (dp == NULL && errno == ENOENT)
+		/* the benchmark is there: a client's cached "no such file" for a
+		 * directory another node made moments ago (docs/shared-storage.md) */
+		return sb_errorf(err, "cannot read '%s': %s (on a shared file system this node may "
+				 "not show a directory that another node made moments ago: nothing was "
+				 "submitted; run the command again in a minute)", dir, strerror(ENOENT));
 	if (dp == NULL)
 		return sb_errorf(err, "cannot read '%s': %s", dir, strerror(errno));
 	while ((d = readdir(dp)) != NULL) {

@@ -10,7 +10,7 @@
 
 #define MAX_NAMES 4096
 
-enum { O_JSON = 1, O_CSV, O_OFFLINE, O_GROUP_BY, O_METRICS, O_SORT, O_DESC, O_SETTLE, O_RUNS };
+enum { O_JSON = 1, O_CSV, O_OFFLINE, O_GROUP_BY, O_METRICS, O_SORT, O_DESC, O_SETTLE, O_LAG, O_RUNS };
 
 static const struct sb_opt opts[] = {
 	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the analysis as one JSON document" },
@@ -18,10 +18,11 @@ static const struct sb_opt opts[] = {
 	{ "runs", 0, O_RUNS, SB_OPT_FLAG, NULL, "a row per child instead: class, reason, final metrics, run directory" },
 	{ "group-by", 0, O_GROUP_BY, SB_OPT_VALUE, "P,...", "group by these parameters (default: every varying one)" },
 	{ "metrics", 0, O_METRICS, SB_OPT_VALUE, "M,...", "only these metrics" },
-	{ "sort", 0, O_SORT, SB_OPT_VALUE, "[-]METRIC", "sort the groups by a metric's median (- for descending)" },
+	{ "sort", 0, O_SORT, SB_OPT_VALUE, "[-]METRIC", "rank the groups by a metric's mean, lowest first (-METRIC: highest first)" },
 	{ "desc", 0, O_DESC, SB_OPT_FLAG, NULL, "descending, with --sort" },
 	SB_CLI_OPT_OFFLINE(O_OFFLINE),
 	SB_CLI_OPT_SETTLE(O_SETTLE),
+	SB_CLI_OPT_STORAGE_LAG(O_LAG),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
@@ -29,6 +30,7 @@ static const struct sb_opt_cmd cmd = {
 	"analyze",
 	"analyze BENCH [--json | --csv] [--group-by P,...] [--metrics M,...]\n"
 	"                     [--sort [-]METRIC [--desc]] [--offline] [--settle SECONDS]\n"
+	"                     [--storage-lag SECONDS|auto]\n"
 	"       sbctl analyze BENCH --runs [--json | --csv] [--metrics M,...] [--offline]",
 	"Statistics of each metric over the children that succeeded, per group of\n"
 	"parameters.  Only proven successes count (docs/classification.md).\n",
@@ -109,6 +111,10 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case O_SETTLE:
 			if (sb_cli_set_settle("analyze", v) < 0)
+				return SB_EXIT_USAGE;
+			break;
+		case O_LAG:
+			if (sb_cli_set_storage_lag("analyze", v) < 0)
 				return SB_EXIT_USAGE;
 			break;
 		case SB_OPT_OPERAND:

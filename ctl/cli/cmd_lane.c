@@ -27,8 +27,8 @@ int cmd_submit_lane(const char *spec, const struct sb_submit_opts *o,
 				"cannot be told)" : "");
 		if (s && sb_submit_result_resumable(s))
 			fprintf(stderr, "sbctl submit: %zu of %zu job arrays are submitted; run "
-				"'sbctl submit %s' again to continue\n", sb_submit_result_job_count(s),
-				sb_submit_result_chunk_count(s), spec);
+				"'sbctl submit %s%s' again to continue\n", sb_submit_result_job_count(s),
+				sb_submit_result_chunk_count(s), spec, o->smoke ? " --smoke" : "");
 		sb_lane_result_destroy(r);
 		return sb_cli_exit(&err);
 	}
@@ -37,8 +37,13 @@ int cmd_submit_lane(const char *spec, const struct sb_submit_opts *o,
 		sb_lane_result_destroy(r);
 		return sb_cli_exit(&err);
 	}
-	rc = sb_lane_result_busy(r) ? SB_EXIT_LANE_BUSY
-	     : !sb_lane_result_healthy(r) ? SB_EXIT_PROBLEM : SB_EXIT_OK;
+	{
+		const struct sb_submit_result *s = sb_lane_result_submit(r);
+		enum sb_submit_smoke smoke = s ? sb_submit_result_smoke(s) : SB_SUBMIT_SMOKE_NONE;
+		rc = sb_lane_result_busy(r) ? SB_EXIT_LANE_BUSY
+		     : !sb_lane_result_healthy(r) || smoke == SB_SUBMIT_SMOKE_FAILED ||
+		       smoke == SB_SUBMIT_SMOKE_TIMEOUT ? SB_EXIT_PROBLEM : SB_EXIT_OK;
+	}
 	sb_lane_result_destroy(r);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* sbctl report BENCH [-o FILE] [--offline] [--settle S]
+/* sbctl report BENCH [-o FILE] [--sort [-]METRIC] [--offline] [--settle S]
  * (docs/sbctl-report.md): <sbench/report.h> does the work. */
 #include <stdio.h>
 #include <string.h>
@@ -7,18 +7,21 @@
 #include "cli/options.h"
 #include "sbench/sbench.h"
 
-enum { O_OUTPUT = 1, O_OFFLINE, O_SETTLE };
+enum { O_OUTPUT = 1, O_SORT, O_OFFLINE, O_SETTLE, O_LAG };
 
 static const struct sb_opt opts[] = {
 	{ "output", 'o', O_OUTPUT, SB_OPT_VALUE, "FILE", "write the report to FILE (default: report.html in the benchmark directory)" },
+	{ "sort", 0, O_SORT, SB_OPT_VALUE, "[-]METRIC", "judge the best configuration by a metric's mean, lowest first (-METRIC: highest first; default: the spec's analysis.sort)" },
 	SB_CLI_OPT_OFFLINE(O_OFFLINE),
 	SB_CLI_OPT_SETTLE(O_SETTLE),
+	SB_CLI_OPT_STORAGE_LAG(O_LAG),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
 static const struct sb_opt_cmd cmd = {
 	"report",
-	"report BENCH [-o FILE] [--offline] [--settle SECONDS]",
+	"report BENCH [-o FILE] [--sort [-]METRIC] [--offline] [--settle SECONDS]\n"
+	"             [--storage-lag SECONDS|auto]",
 	"Writes one self-contained HTML file: the benchmark's status, analysis,\n"
 	"timeline and provenance (docs/sbctl-report.md).\n",
 	opts,
@@ -29,6 +32,7 @@ static const struct sb_opt_cmd cmd = {
 int cmd_report(int argc, char **argv)
 {
 	struct sb_status_opts o = { 0 };
+	struct sb_analyze_opts ao = { 0 };
 	struct sb_analysis *an = NULL;
 	struct sb_status *st = NULL;
 	struct sb_bench *b;
@@ -48,11 +52,23 @@ int cmd_report(int argc, char **argv)
 		case O_OUTPUT:
 			output = v;
 			break;
+		case O_SORT:
+			ao.sort = v + (v[0] == '-');
+			ao.sort_desc = v[0] == '-';
+			if (!*ao.sort) {
+				sb_opt_error(&cmd, "--sort needs a metric name ('loss', or '-accuracy' for highest first)");
+				return SB_EXIT_USAGE;
+			}
+			break;
 		case O_OFFLINE:
 			o.offline = true;
 			break;
 		case O_SETTLE:
 			if (sb_cli_set_settle("report", v) < 0)
+				return SB_EXIT_USAGE;
+			break;
+		case O_LAG:
+			if (sb_cli_set_storage_lag("report", v) < 0)
 				return SB_EXIT_USAGE;
 			break;
 		case SB_OPT_OPERAND:
@@ -67,7 +83,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if ((rc = sb_cli_status("report", bench, &o, &b, &st)) != 0)
 		return rc;
-	if (sb_analyze(st, NULL, &an, &err) < 0 || sb_report_write(an, output, &written, &err) < 0) {
+	if (sb_analyze(st, &ao, &an, &err) < 0 || sb_report_write(an, output, &written, &err) < 0) {
 		fprintf(stderr, "sbctl report: %s\n", err.msg);
 		rc = sb_cli_exit(&err);
 	} else {

@@ -17,13 +17,14 @@ struct status_args {
 	struct sb_status_text_opts text;
 };
 
-enum { O_JSON = 1, O_OFFLINE, O_SPANS, O_REHASH, O_CLASS, O_SETTLE, O_TIMEOUT, O_INTERVAL };
+enum { O_JSON = 1, O_OFFLINE, O_SPANS, O_REHASH, O_CLASS, O_SETTLE, O_LAG, O_TIMEOUT, O_INTERVAL };
 
 static const struct sb_opt status_opts[] = {
 	{ "json", 0, O_JSON, SB_OPT_FLAG, NULL, "the status as one JSON document (docs/cli.md)" },
 	{ "class", 0, O_CLASS, SB_OPT_VALUE, "CLASS,...", "list only the children of these classes" },
 	SB_CLI_OPT_OFFLINE(O_OFFLINE),
 	SB_CLI_OPT_SETTLE(O_SETTLE),
+	SB_CLI_OPT_STORAGE_LAG(O_LAG),
 	{ "rehash", 0, O_REHASH, SB_OPT_FLAG, NULL, "hash every result file again (the local index's hashes unused)" },
 	{ "spans", 0, O_SPANS, SB_OPT_FLAG, NULL, "after the text, each child's queue and run times (docs/lane.md)" },
 	{ NULL, 0, 0, 0, NULL, NULL },
@@ -33,13 +34,14 @@ static const struct sb_opt wait_opts[] = {
 	{ "timeout", 0, O_TIMEOUT, SB_OPT_VALUE, "SECONDS", "give up after this long (exit 1)" },
 	{ "interval", 0, O_INTERVAL, SB_OPT_VALUE, "SECONDS", "time between two looks" },
 	SB_CLI_OPT_SETTLE(O_SETTLE),
+	SB_CLI_OPT_STORAGE_LAG(O_LAG),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
 static const struct sb_opt_cmd status_cmd = {
 	"status",
 	"status BENCH [--json] [--class CLASS,...] [--offline] [--settle SECONDS]\n"
-	"                          [--rehash] [--spans]",
+	"                          [--storage-lag SECONDS|auto] [--rehash] [--spans]",
 	"Classifies every child of the benchmark BENCH (a directory, or a name or\n"
 	"digest prefix the local index knows) from its logs and the scheduler.\n",
 	status_opts,
@@ -49,7 +51,8 @@ static const struct sb_opt_cmd status_cmd = {
 
 static const struct sb_opt_cmd wait_cmd = {
 	"wait",
-	"wait BENCH [--timeout SECONDS] [--interval SECONDS] [--settle SECONDS]",
+	"wait BENCH [--timeout SECONDS] [--interval SECONDS] [--settle SECONDS]\n"
+	"                        [--storage-lag SECONDS|auto]",
 	"Waits until no child of BENCH is pending or running, then prints its\n"
 	"status as 'sbctl status' does.\n",
 	wait_opts,
@@ -104,6 +107,10 @@ static int parse_args(const struct sb_opt_cmd *c, int argc, char **argv, struct 
 			break;
 		case O_SETTLE:
 			if (sb_cli_set_settle(c->name, v) < 0)
+				return -1;
+			break;
+		case O_LAG:
+			if (sb_cli_set_storage_lag(c->name, v) < 0)
 				return -1;
 			break;
 		case O_TIMEOUT:

@@ -15,7 +15,7 @@
 #include "sbench/submit.h"
 
 enum { O_ROOT = 1, O_DRY_RUN, O_JSON, O_NO_REUSE, O_REUSE_FROM, O_CHECK, O_LANE, O_MAX_ACTIVE,
-       O_ONLY, O_TIME, O_CANCEL_RUNNING };
+       O_ONLY, O_TIME, O_CANCEL_RUNNING, O_SMOKE };
 
 static const struct sb_opt submit_opts[] = {
 	{ "root", 0, O_ROOT, SB_OPT_VALUE, "DIR", "where benchmark directories go (default $SB_ROOT, else ./sbench-runs)" },
@@ -24,6 +24,7 @@ static const struct sb_opt submit_opts[] = {
 	{ "no-reuse", 0, O_NO_REUSE, SB_OPT_FLAG, NULL, "run every child, even one proven in an earlier benchmark" },
 	{ "reuse-from", 0, O_REUSE_FROM, SB_OPT_VALUE, "BENCH", "reuse proven children of this benchmark only" },
 	{ "check", 0, O_CHECK, SB_OPT_OPTIONAL, "SECONDS", "watch it for SECONDS (default 60) and report early failures (exit 3)" },
+	{ "smoke", 0, O_SMOKE, SB_OPT_OPTIONAL, "SECONDS", "submit child 0 alone, the rest once it succeeded (wait SECONDS, default 600; exit 3 if not)" },
 	{ "lane", 0, O_LANE, SB_OPT_VALUE, "NAME", "submit as part of lane NAME (docs/lane.md)" },
 	{ "max-active", 0, O_MAX_ACTIVE, SB_OPT_VALUE, "K", "with --lane: submit nothing while K benchmarks of the lane are active (exit 4)" },
 	{ NULL, 0, 0, 0, NULL, NULL },
@@ -32,18 +33,21 @@ static const struct sb_opt submit_opts[] = {
 static const struct sb_opt_cmd submit_cmd = {
 	"submit",
 	"submit SPEC [--root DIR] [--dry-run] [--json] [--no-reuse | --reuse-from BENCH]\n"
-	"                   [--check[=SECONDS]] [--lane NAME [--max-active K]]",
+	"                   [--smoke[=SECONDS]] [--check[=SECONDS]] [--lane NAME [--max-active K]]",
 	"Plans SPEC, creates its benchmark directory under DIR (default $SB_ROOT,\n"
 	"else ./sbench-runs), and submits its children as Slurm job arrays.\n"
 	"Submitting the same spec again submits nothing; an interrupted submit\n"
 	"continues where it stopped.  Children whose digest succeeded in an earlier\n"
-	"benchmark of the same name and tag are reused, not run again.  --check\n"
+	"benchmark of the same name and tag are reused, not run again.  The\n"
+	"command's program and the files it names under {spec_dir} are checked\n"
+	"first (exit 2).  --smoke submits child 0 alone, waits for it, and\n"
+	"submits the rest only if it succeeded (exit 3 otherwise).  --check\n"
 	"watches it for SECONDS (default 60) and reports early failures (exit 3);\n"
 	"--lane submits nothing while K benchmarks of the lane are still active\n"
 	"(exit 4; docs/lane.md).\n",
 	submit_opts,
 	"exit status: 0 submitted, 2 usage or input error, 1 runtime error,\n"
-	"3 --check found a failure, 4 the lane was busy\n",
+	"3 --check found a failure or the --smoke child did not succeed, 4 the lane was busy\n",
 };
 
 static const struct sb_opt rerun_opts[] = {
@@ -155,6 +159,13 @@ int cmd_submit(int argc, char **argv)
 				return SB_EXIT_USAGE;
 			}
 			break;
+		case O_SMOKE:
+			o.smoke = true;
+			if (v && sb_parse_seconds(v, 1e7, &o.smoke_seconds, &err) < 0) {
+				fprintf(stderr, "sbctl submit: --smoke=%s: %s\n", v, err.msg);
+				return SB_EXIT_USAGE;
+			}
+			break;
 		case O_LANE: lo.lane = v; break;
 		case O_MAX_ACTIVE:
 			if (sb_parse_uint(v, 1000000, &k, &err) < 0 || k == 0) {
@@ -194,12 +205,12 @@ int cmd_submit(int argc, char **argv)
 	if (lo.check || lo.lane)
 		return cmd_submit_lane(spec, &o, &lo, json); /* ctl/cli/cmd_lane.c */
 	if (sb_submit(ctx, spec, &o, &res, &err) < 0) {
-		size_t len = strlen(spec) + sizeof("sbctl submit ");
+		size_t len = strlen(spec) + sizeof("sbctl submit  --smoke");
 		char *again = malloc(len);
 		fprintf(stderr, "sbctl submit: %s\n", err.msg);
 		warn_duplicates("submit", res);
-		if (again)
-			snprintf(again, len, "sbctl submit %s", spec);
+		if (again) /* a smoke test interrupted waits again */
+			snprintf(again, len, "sbctl submit %s%s", spec, o.smoke ? " --smoke" : "");
 		explain_failure("submit", again ? again : "sbctl submit", res);
 		free(again);
 		if (res && json)
@@ -210,6 +221,9 @@ int cmd_submit(int argc, char **argv)
 	if (!o.dry_run)
 		warn_duplicates("submit", res);
 	rc = render("submit", res, json ? SB_FORMAT_JSON : SB_FORMAT_TEXT);
+	if (rc == SB_EXIT_OK && (sb_submit_result_smoke(res) == SB_SUBMIT_SMOKE_FAILED ||
+				 sb_submit_result_smoke(res) == SB_SUBMIT_SMOKE_TIMEOUT))
+		rc = SB_EXIT_PROBLEM; /* the smoke child did not succeed: the rest is held back */
 	sb_submit_result_destroy(res);
 	return rc;
 }

@@ -39,6 +39,10 @@ void sb_cli_ctx_close(void);
  * error on stderr. */
 int sb_cli_set_settle(const char *cmd, const char *value);
 
+/* --storage-lag VALUE ("auto" or seconds) of command cmd into the context:
+ * 0, or -1 after a usage error on stderr. */
+int sb_cli_set_storage_lag(const char *cmd, const char *value);
+
 /* The options of the commands that classify (status, wait, analyze,
  * report), each with its key. */
 #define SB_CLI_OPT_OFFLINE(key) \
@@ -46,6 +50,9 @@ int sb_cli_set_settle(const char *cmd, const char *value);
 #define SB_CLI_OPT_SETTLE(key) \
 	{ "settle", 0, (key), SB_OPT_VALUE, "SECONDS", \
 	  "how long a job may be absent from squeue and sacct before it counts as gone (SB_SETTLE)" }
+#define SB_CLI_OPT_STORAGE_LAG(key) \
+	{ "storage-lag", 0, (key), SB_OPT_VALUE, "SECONDS|auto", \
+	  "how late other nodes' writes may show here; auto: 60 on a shared file system, else 0 (SB_STORAGE_LAG)" }
 
 struct sb_bench;
 struct sb_status;
@@ -91,6 +98,7 @@ int cmd_cancel(int argc, char **argv);
 int cmd_output(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_forget(int argc, char **argv);
 
 struct sb_submit_opts;

@@ -116,6 +116,20 @@ int sb_cli_set_settle(const char *cmd, const char *value)
 	return 0;
 }
 
+int sb_cli_set_storage_lag(const char *cmd, const char *value)
+{
+	struct sb_error err;
+	double v = SB_CTX_STORAGE_LAG_AUTO;
+
+	if ((strcmp(value, "auto") != 0 && sb_parse_seconds(value, SB_CTX_STORAGE_LAG_MAX, &v, &err) < 0) ||
+	    sb_ctx_set_storage_lag(cli_ctx, v, &err) < 0) {
+		fprintf(stderr, "sbctl %s: --storage-lag needs 'auto' or a number of seconds: %s\n", cmd,
+			err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 int sb_cli_status_fail(const char *cmd, const struct sb_error *err)
 {
 	fprintf(stderr, "sbctl %s: %s%s\n", cmd, err->msg, err->code == SB_ERR_SCHEDULER

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "classify every child of a benchmark" },
 	{ "analyze", cmd_analyze, "statistics over the children that succeeded" },
 	{ "report", cmd_report, "write a self-contained HTML report of a benchmark" },
+	{ "export", cmd_export, "write a signed in-toto bundle of a benchmark" },
 	{ "rerun", cmd_rerun, "submit new attempts for children of chosen classes" },
 	{ "cancel", cmd_cancel, "cancel a benchmark's pending and running jobs" },
 	{ "output", cmd_output, "print a child's Slurm stdout and stderr" },
@@ -37,7 +38,8 @@ static void usage(FILE *out)
 	fputs("usage: sbctl COMMAND [ARGS...]\n\ncommands:\n", out);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'sbctl COMMAND --help' describes a command; docs/cli.md has the full reference.\n", out);
+	fputs("\n'sbctl COMMAND --help' describes a command; 'man sbctl' has the full reference\n"
+	      "(and 'man sbctl-COMMAND' each command's, 'man sbench-spec' the spec's).\n", out);
 }
 
 int main(int argc, char **argv)

@@ -56,6 +56,7 @@ void sb_opt_help(const struct sb_opt_cmd *c, FILE *out)
 	fprintf(out, "  %-*s  %s\n", width, "-h, --help", "this help");
 	if (c->epilog)
 		fprintf(out, "\n%s", c->epilog);
+	fprintf(out, "\nthe full reference: man sbctl-%s\n", c->name);
 }
 
 int sb_opt_error(const struct sb_opt_cmd *c, const char *fmt, ...)

@@ -271,6 +271,20 @@ static void map_facts(FILE *out, const msgpack_object *pl, const char *name, con
 	fputs(o->via.map.size > 8 ? " ...}" : "}", out);
 }
 
+/* " label<first 12 of a digest>" (a checkpoint's), "none" for nil */
+static void digest_fact(FILE *out, const msgpack_object *pl, const char *name, const char *label)
+{
+	const msgpack_object *o = sb_mp_get(pl, name);
+
+	if (o == NULL)
+		return;
+	fprintf(out, " %s", label);
+	if (o->type == MSGPACK_OBJECT_STR)
+		print_clean(out, o->via.str.ptr, o->via.str.size < 12 ? o->via.str.size : 12);
+	else
+		fputs("none", out);
+}
+
 void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 {
 	const msgpack_object *pl = &rec->payload, *o;
@@ -292,10 +306,13 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 				fputs(" ...", out);
 		}
 		fact(out, pl, SB_RK_CWD, "cwd=", "");
+		digest_fact(out, pl, SB_RK_RESUMED_FROM, "resumed_from=");
+		fact(out, pl, SB_RK_CHECKPOINT_ERROR, "checkpoint_error=", "");
 	} else if (!strcmp(rec->type, SB_RT_HEARTBEAT)) {
 		fact(out, pl, SB_RK_ELAPSED_S, "elapsed=", "s");
 		fact(out, pl, SB_RK_MAX_RSS_KB, "max_rss=", "kB");
 		map_facts(out, pl, SB_RK_METRICS, "metrics");
+		fact(out, pl, SB_RK_METRICS_LEFT_OFF, "metrics_left_off=", "");
 		fact(out, pl, SB_RK_WATCH_DROPPED, "watch_dropped=", "");
 	} else if (!strcmp(rec->type, SB_RT_SIGNAL)) {
 		fact(out, pl, SB_RK_NAME, "", "");
@@ -309,6 +326,9 @@ void sb_logview_human_record(FILE *out, const struct sb_log_record *rec)
 		fact(out, pl, SB_RK_MAX_RSS_KB, "max_rss=", "kB");
 		fact(out, pl, SB_RK_RECORDS, "records=", "");
 		map_facts(out, pl, SB_RK_EARLY_STOP, "early_stop");
+		map_facts(out, pl, SB_RK_INTERRUPTED, "interrupted");
+		digest_fact(out, pl, SB_RK_CHECKPOINT, "checkpoint=");
+		fact(out, pl, SB_RK_CHECKPOINT_ERROR, "checkpoint_error=", "");
 	} else {
 		/* sbctl's own records (docs/benchmark-dir.md) */
 		fact(out, pl, SB_SK_ATTEMPT_INDEX, "attempt=", "");

@@ -14,6 +14,7 @@
 #include "plan/plan_inputs.h"
 #include "proto/inputs.h"
 #include "spec/spec_private.h"
+#include "spec/spec_checkpoint.h"
 #include "spec/spec_earlystop.h"
 #include "spec/spec_template.h"
 #include "proto/util.h"
@@ -330,8 +331,13 @@ static int encode_child(struct sb_canon *c, const struct sb_spec *s, const struc
 {
 	size_t i, total = 0, env_total = 0;
 
-	/* early_stop only when declared, inputs only when the child has some */
-	sb_canon_map(c, 7 + (s->nearly_stop ? 1 : 0) + (in ? 1 : 0));
+	/* checkpoint and early_stop only when declared, inputs only when the
+	 * child has some */
+	sb_canon_map(c, 7 + (s->checkpoint ? 1 : 0) + (s->nearly_stop ? 1 : 0) + (in ? 1 : 0));
+	if (s->checkpoint) {
+		sb_canon_cstr(c, "checkpoint");
+		sb_checkpoint_canon(c, s->checkpoint);
+	}
 	sb_canon_cstr(c, "command");
 	if (s->shell) {
 		if (canon_tmpl(c, ch, &s->shell_cmd, true, &total) < 0)

@@ -1,5 +1,6 @@
 /* Rendering a plan: the table and the JSON document of `sbctl plan`
  * (docs/sbctl-plan.md), for every front end (include/sbench/plan.h). */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "base/render.h"
 #include "proto/json.h"
 #include "proto/util.h"
+#include "spec/spec_checkpoint.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
 
@@ -147,6 +149,26 @@ static void text_inputs(FILE *out, const struct sb_inputs *in)
 	free(v);
 }
 
+/* "checkpoint ckpt.pt, optim.pt: SIGUSR1 90 s before the time limit; requeue
+ * on preempt, timeout; at most 3 restarts" */
+static void text_checkpoint(FILE *out, const struct sb_spec_checkpoint *ck)
+{
+	size_t i, n = 0;
+
+	if (ck == NULL)
+		return;
+	fputs("checkpoint ", out);
+	for (i = 0; i < ck->nfiles; i++) {
+		fputs(i ? ", " : "", out);
+		table_str(out, ck->files[i], strlen(ck->files[i]));
+	}
+	fprintf(out, ": SIG%s %" PRId64 " s before the time limit; requeue on ", ck->signal, ck->before);
+	for (i = 0; i < SB_REQUEUE_NCAUSES; i++)
+		if (ck->requeue_on & sb_requeue_cause_bit(i))
+			fprintf(out, "%s%s", n++ ? ", " : "", sb_requeue_cause_name(i));
+	fprintf(out, "%s; at most %" PRId64 " restarts\n", n ? "" : "nothing", ck->max_restarts);
+}
+
 static int print_json(const struct sb_plan *plan, FILE *out, struct sb_error *err)
 {
 	const struct sb_spec *spec = sb_plan_spec(plan);
@@ -273,6 +295,7 @@ static int print_table(const struct sb_plan *plan, struct sb_child *ch, FILE *ou
 		fprintf(out, " (tag %s)", sb_spec_tag(spec));
 	fprintf(out, "\ndigest     %s\nchildren   %zu\n", sb_plan_benchmark_digest_hex(plan), n);
 	text_inputs(out, sb_plan_inputs(plan));
+	text_checkpoint(out, sb_spec_checkpoint(sb_plan_spec(plan)));
 	fputc('\n', out);
 	fprintf(out, "%-8s %-12s %-6s %s\n", "INDEX", "DIGEST", "REPEAT", "PARAMS");
 	for (i = 0; i < n; i++) {

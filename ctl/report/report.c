@@ -52,7 +52,22 @@ static const char style[] =
 	"details{margin:4px 0}summary{cursor:pointer;color:#3b4350}\n"
 	"pre{background:#f6f7f9;border:1px solid #e3e6ea;border-radius:6px;padding:8px 10px;"
 	"margin:4px 0;overflow:auto;font-size:12.5px;white-space:pre-wrap}\n"
-	"footer{color:#8a93a3;font-size:13px;margin:8px 0 0}\n";
+	"footer{color:#8a93a3;font-size:13px;margin:8px 0 0}\n"
+	"#best .verdict{margin:0 0 6px}#best .config{font-size:18px;font-weight:600;"
+	"background:#eef7f3;border-radius:6px;padding:4px 10px;overflow-wrap:anywhere}\n"
+	"#best .score{font-size:16px;margin:0 0 6px}.succ{color:#1b6e54}\n"
+	".scroll{overflow-x:auto}\n"
+	".pcharts{display:flex;flex-wrap:wrap;gap:12px 28px}.pchart{margin:0;flex:1 1 520px;max-width:640px}\n"
+	".pchart figcaption{font-size:13.5px;color:#3b4350;margin:2px 0 4px}\n"
+	".pline circle{stroke:#fff;stroke-width:1.5}\n"
+	"svg.curve .cmedian{stroke-linejoin:round}\n"
+	"table.groups{border-collapse:collapse;font-size:13.5px;min-width:60%}\n"
+	"table.groups th,table.groups td{text-align:left;padding:4px 16px 4px 0;"
+	"border-bottom:1px solid #eceef2;white-space:nowrap}\n"
+	"table.groups th{color:#5b6472;font-weight:600}th.sortable{cursor:pointer}\n"
+	"th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\n"
+	"tr.best td{background:#eef7f3}.tag{background:#1b9e77;color:#fff;border-radius:4px;"
+	"padding:0 6px;font-size:12px;font-family:system-ui,sans-serif}\n";
 
 static void write_counts(struct sb_report *r)
 {
@@ -85,25 +100,46 @@ static void write_counts(struct sb_report *r)
 	fputs("</svg>\n</section>\n", out);
 }
 
-/* Every child that did not succeed, grouped by class and identical
- * reason, with the stderr tails of the first TAILS_PER_GROUP of a group. */
-static int write_excluded(struct sb_report *r, struct sb_error *err)
+#define NOT_OVER ((1u << SB_CLASS_PENDING) | (1u << SB_CLASS_RUNNING))
+
+/* The children of the classes in mask, grouped by class and identical
+ * reason, with the stderr tails of the first TAILS_PER_GROUP of a group
+ * when tails: those that did not succeed (id "excluded"), or those not
+ * over yet (id "unfinished", shown only when there are some). */
+static int write_children(struct sb_report *r, unsigned mask, bool tails_wanted,
+			  struct sb_error *err)
 {
 	const struct sb_status *st = r->st;
 	FILE *out = r->out;
 	struct sb_reason_group *g;
 	struct sb_param_share ps;
-	size_t ng, k, i, excluded = st->n - st->counts[SB_CLASS_SUCCEEDED];
+	size_t ng, k, i, excluded = 0;
 
-	fputs("<section id=\"excluded\"><h2>Excluded children</h2>\n", out);
-	if (excluded == 0) {
-		fputs("<p class=\"sub\">Every child succeeded: none is excluded from the "
-		      "statistics.</p>\n</section>\n", out);
-		return 0;
+	for (k = 0; k < SB_CLASS_COUNT; k++)
+		if (mask & (1u << k))
+			excluded += st->counts[k];
+	if (mask == NOT_OVER) {
+		if (excluded == 0)
+			return 0;
+		fprintf(out, "<section id=\"unfinished\"><h2>Not over yet</h2>\n<p class=\"sub\">"
+			"%zu of %zu %s %s still pending or running: not a failure, and not in the "
+			"statistics until %s succeeded.</p>\n", excluded, st->n,
+			sb_plural(st->n, "child", "children"), sb_plural(excluded, "is", "are"),
+			sb_plural(excluded, "it has", "they have"));
+	} else {
+		fputs("<section id=\"excluded\"><h2>Excluded children</h2>\n", out);
+		if (excluded == 0) {
+			fprintf(out, "<p class=\"sub\">%s</p>\n</section>\n",
+				st->counts[SB_CLASS_SUCCEEDED] == st->n ? "Every child succeeded: none is "
+				"excluded from the statistics." : "No child that is over failed: those not "
+				"over yet are listed above.");
+			return 0;
+		}
+		fprintf(out, "<p class=\"sub\">%zu of %zu %s did not succeed and %s left out of the "
+			"statistics, grouped by class and identical reason.</p>\n", excluded, st->n,
+			sb_plural(st->n, "child", "children"), sb_plural(excluded, "is", "are"));
 	}
-	fprintf(out, "<p class=\"sub\">%zu of %zu children did not succeed and are left out of the "
-		"statistics, grouped by class and identical reason.</p>\n", excluded, st->n);
-	if (sb_reason_groups(st, ~(1u << SB_CLASS_SUCCEEDED), &g, &ng, err) < 0)
+	if (sb_reason_groups(st, mask, &g, &ng, err) < 0)
 		return -1;
 	for (k = 0; k < ng; k++) {
 		const char *cls = sb_class_name(g[k].cls), *css = sb_report_class_css(g[k].cls);
@@ -138,7 +174,7 @@ static int write_excluded(struct sb_report *r, struct sb_error *err)
 			fputs("</td></tr>\n", out);
 		}
 		fputs("</table>\n", out);
-		for (i = 0; i < g[k].n && tails < TAILS_PER_GROUP; i++) {
+		for (i = 0; tails_wanted && i < g[k].n && tails < TAILS_PER_GROUP; i++) {
 			char *tail = sb_child_stderr_tail(st->bench, g[k].children[i], TAIL_LINES, NULL);
 			if (tail == NULL)
 				continue;
@@ -183,18 +219,22 @@ static int render(const void *obj, int format, FILE *out, struct sb_error *err)
 		sb_report_esc(out, b->tag);
 		fputs("</b> \u00b7 ", out);
 	}
-	fprintf(out, "%zu children \u00b7 scheduler %s</p>\n<table class=\"kv\">\n"
+	fprintf(out, "%zu %s \u00b7 scheduler %s</p>\n<table class=\"kv\">\n"
 		"<tr><th>digest</th><td class=\"mono\" id=\"digest\">%s</td></tr>\n"
-		"<tr><th>directory</th><td class=\"mono\">", st->n,
+		"<tr><th>directory</th><td class=\"mono\">", st->n, sb_plural(st->n, "child", "children"),
 		st->consulted ? "consulted" : "not consulted (offline: the logs and recorded outcomes alone)",
 		b->digest);
 	sb_report_esc(out, b->dir);
 	fputs("</td></tr>\n</table>\n</div>\n<div>\n", out);
 	sb_report_provenance(&r);
 	fputs("</div>\n</div>\n</section>\n", out);
+	sb_report_best(&r);
 	write_counts(&r);
+	sb_report_groups(&r);
 	if (sb_report_timeline(&r, err) < 0 || sb_report_plots(&r, err) < 0 ||
-	    write_excluded(&r, err) < 0)
+	    sb_report_param_plots(&r, err) < 0 || sb_report_curves(&r, err) < 0 ||
+	    write_children(&r, NOT_OVER, false, err) < 0 ||
+	    write_children(&r, ~(NOT_OVER | (1u << SB_CLASS_SUCCEEDED)), true, err) < 0)
 		goto done;
 	fprintf(out, "<footer>Written by sbctl %s from the benchmark's verified logs and the "
 		"scheduler's records; the same evidence gives the same file.</footer>\n"

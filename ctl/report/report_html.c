@@ -62,6 +62,26 @@ void sb_report_class_style(FILE *out)
 			k == SB_CLASS_PENDING || k == SB_CLASS_PARTIAL ? "#111" : "#fff");
 }
 
+void sb_report_group_params(struct sb_report *r, size_t g)
+{
+	const struct sb_analysis *a = r->an;
+	size_t k;
+
+	if (a->nby == 0) {
+		fputs("all children", r->out);
+		return;
+	}
+	sb_plan_child_params(r->st->bench->plan, a->groups[g].first, r->pc, NULL);
+	for (k = 0; k < a->nby; k++) {
+		char *text = sb_value_text(sb_child_param(r->pc, a->by[k]));
+		fputs(k ? " " : "", r->out);
+		sb_report_esc(r->out, sb_spec_param_name(r->st->bench->spec, a->by[k]));
+		fputc('=', r->out);
+		sb_report_esc(r->out, text ? text : "?");
+		free(text);
+	}
+}
+
 void sb_report_params(struct sb_report *r, size_t c)
 {
 	const struct sb_spec *spec = r->st->bench->spec;

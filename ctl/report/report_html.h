@@ -31,6 +31,10 @@ const char *sb_report_class_css(enum sb_class c);
 /* The CSS of the classes' colours (one rule per class). */
 void sb_report_class_style(FILE *out);
 
+/* The parameters group g of the analysis is made by, as "k=v k=v"
+ * (escaped), or "all children" when it groups by none. */
+void sb_report_group_params(struct sb_report *r, size_t g);
+
 /* Every parameter of child c as "k=v k=v repeat=N", escaped. */
 void sb_report_params(struct sb_report *r, size_t c);
 

@@ -125,6 +125,10 @@ char **sb_slurm_sbatch_argv(const struct sb_slurm_sbatch *s, struct sb_error *er
 		add(&a, "--ntasks=%" PRId64, s->ntasks);
 	if (s->constraint)
 		add(&a, "--constraint=%s", s->constraint);
+	if (s->signal)
+		add(&a, "--signal=%s", s->signal);
+	if (s->requeue)
+		add(&a, "%s", s->requeue > 0 ? "--requeue" : "--no-requeue");
 	for (size_t i = 0; i < s->nextra; i++)
 		add(&a, "%s", s->extra[i]);
 	add(&a, "%s", s->script);

@@ -27,6 +27,8 @@ struct sb_slurm_sbatch {
 	const char *after;       /* --dependency=afterany:<after> */
 	const char *partition, *time, *mem, *gres, *nodes, *constraint;
 	int64_t cpus_per_task, ntasks;
+	const char *signal;      /* --signal=<signal> ("B:USR1@90"), or NULL */
+	int requeue;             /* 1: --requeue, -1: --no-requeue, 0: neither */
 	const char *const *extra; /* more arguments, as they are */
 	size_t nextra;
 	const char *script;      /* the batch script, last */

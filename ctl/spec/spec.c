@@ -158,3 +158,10 @@ const char *sb_spec_group_by(const struct sb_spec *s, size_t i) { return s->grou
 bool sb_spec_has_analysis_metrics(const struct sb_spec *s) { return s->has_ametrics; }
 size_t sb_spec_analysis_metric_count(const struct sb_spec *s) { return s->nametrics; }
 const char *sb_spec_analysis_metric(const struct sb_spec *s, size_t i) { return s->ametrics[i]; }
+
+const char *sb_spec_analysis_sort(const struct sb_spec *s, bool *desc)
+{
+	if (desc)
+		*desc = s->asort_desc;
+	return s->asort;
+}

@@ -96,8 +96,11 @@ struct sb_spec {
 	const char **ametrics;
 	size_t nametrics;
 	bool has_ametrics;
+	const char *asort;          /* analysis 'sort': the metric, or NULL */
+	bool asort_desc;            /* "-METRIC": highest mean first */
 	struct sb_early_rule *early_stop; /* ctl/spec/spec_earlystop.h; NULL: none */
 	size_t nearly_stop;
+	struct sb_spec_checkpoint *checkpoint; /* ctl/spec/spec_checkpoint.h; NULL: none */
 	struct sb_input_pat *inputs; /* the `inputs` key, in the order written */
 	size_t ninputs;
 	int line, col;          /* the top-level mapping */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "spec/spec_checkpoint.h"
 #include "spec/spec_earlystop.h"
 #include "spec/spec_loader.h"
 #include "spec/spec_template.h"
@@ -653,12 +654,22 @@ static int load_slurm(struct ld *ld, const struct sb_ynode *n)
 
 static int load_analysis(struct ld *ld, const struct sb_ynode *n)
 {
-	static const char *const keys[] = { "group_by", "metrics" };
+	static const char *const keys[] = { "group_by", "metrics", "sort" };
 	struct sb_spec *s = ld->s;
-	const struct sb_ynode *slot[2] = { 0 };
+	const struct sb_ynode *slot[3] = { 0 };
 
-	if (expect(ld, n, SB_YNODE_MAP, "'analysis'") < 0 || sort_keys(ld, n, "analysis", keys, 2, 0, slot) < 0)
+	if (expect(ld, n, SB_YNODE_MAP, "'analysis'") < 0 || sort_keys(ld, n, "analysis", keys, 3, 0, slot) < 0)
 		return -1;
+	if (slot[2] != NULL) {
+		const char *v;
+		if (get_string(ld, slot[2], "analysis 'sort'", &v) < 0)
+			return -1;
+		s->asort_desc = v[0] == '-';
+		s->asort = v + s->asort_desc;
+		if (s->asort[0] == '\0')
+			return nerr(ld, slot[2], "analysis 'sort' must name a metric (\"loss\": lowest "
+				    "mean first; \"-accuracy\": highest first), not '%s'", v);
+	}
 	if (slot[0] != NULL && load_strings(ld, slot[0], "analysis 'group_by'", 2, &s->group_by,
 					    &s->ngroup_by) < 0)
 		return -1;
@@ -695,14 +706,97 @@ static int load_inputs(struct ld *ld, const struct sb_ynode *n)
 	return 0;
 }
 
+static const char *const checkpoint_keys[] = {
+	SB_CK_FILES, SB_CK_SIGNAL, SB_CK_BEFORE, SB_CK_REQUEUE_ON, SB_CK_MAX_RESTARTS,
+};
+
+/* `checkpoint`: the files a run saves on the pre-timeout signal and
+ * resumes from, and when it is requeued (docs/spec.md, "Checkpoints"). */
+static int load_checkpoint(struct ld *ld, const struct sb_ynode *n)
+{
+	struct sb_spec *s = ld->s;
+	struct sb_spec_checkpoint *c;
+	const struct sb_ynode *slot[5] = { 0 };
+	size_t i, k;
+
+	if (expect(ld, n, SB_YNODE_MAP, "'checkpoint'") < 0 ||
+	    sort_keys(ld, n, "checkpoint", checkpoint_keys, 5, 1u, slot) < 0)
+		return -1;
+	if (slot[0] == NULL)
+		return nerr(ld, n, "'checkpoint' needs 'files': the checkpoint file(s) the command "
+			    "writes on the signal, relative to its run directory");
+	c = sb_arena_alloc(&s->arena, sizeof(*c));
+	if (c == NULL)
+		return oom(ld);
+	memset(c, 0, sizeof(*c));
+	c->line = n->line;
+	c->col = n->col;
+	if (load_strings(ld, slot[0], "checkpoint 'files'", 1, &c->files, &c->nfiles) < 0)
+		return -1;
+	if (c->nfiles == 0)
+		return nerr(ld, slot[0], "checkpoint 'files' is an empty list");
+	if (c->nfiles > SB_CKPT_MAX_FILES)
+		return nerr(ld, slot[0], "checkpoint 'files' has %zu files (limit %d)", c->nfiles,
+			    SB_CKPT_MAX_FILES);
+	for (i = 0; i < c->nfiles; i++)
+		if (strlen(c->files[i]) > SB_CKPT_MAX_PATH)
+			return nerr(ld, slot[0]->kids[i], "checkpoint file path is longer than %d bytes",
+				    SB_CKPT_MAX_PATH);
+	c->signal = SB_CKPT_DEFAULT_SIGNAL;
+	if (slot[1] != NULL) {
+		const char *name;
+		if (get_string(ld, slot[1], "checkpoint 'signal'", &name) < 0)
+			return -1;
+		if (sb_checkpoint_signal(name, &c->signal) == 0)
+			return nerr(ld, slot[1], "checkpoint 'signal' is '%s', not one of USR1, USR2, "
+				    "TERM, INT, HUP, QUIT", name);
+	}
+	c->before = SB_CKPT_DEFAULT_BEFORE;
+	if (slot[2] != NULL && get_int(ld, slot[2], "checkpoint 'before'", 1, SB_CKPT_MAX_BEFORE,
+				       &c->before) < 0)
+		return -1;
+	c->requeue_on = SB_REQUEUE_DEFAULT;
+	if (slot[3] != NULL) {
+		const char **causes;
+		size_t nc;
+		if (load_strings(ld, slot[3], "checkpoint 'requeue_on'", 0, &causes, &nc) < 0)
+			return -1;
+		c->requeue_on = 0;
+		for (i = 0; i < nc; i++) {
+			for (k = 0; k < SB_REQUEUE_NCAUSES && strcmp(causes[i], sb_requeue_cause_name(k)); k++)
+				;
+			if (k == SB_REQUEUE_NCAUSES)
+				return nerr(ld, slot[3]->kids[i], "checkpoint 'requeue_on' names '%s', not "
+					    "one of timeout, preempt, node_fail", causes[i]);
+			c->requeue_on |= sb_requeue_cause_bit(k);
+		}
+	}
+	c->max_restarts = SB_CKPT_DEFAULT_RESTARTS;
+	if (slot[4] != NULL && get_int(ld, slot[4], "checkpoint 'max_restarts'", 0,
+				       SB_CKPT_MAX_RESTARTS, &c->max_restarts) < 0)
+		return -1;
+	/* the signal and the requeue are the section's to ask for */
+	for (i = 0; i < s->slurm.nextra; i++) {
+		const char *x = s->slurm.extra[i];
+		if (!strncmp(x, "--signal", 8) || !strcmp(x, "--requeue") || !strcmp(x, "--no-requeue"))
+			return nerr(ld, n, "slurm 'extra' has '%s', which 'checkpoint' sets itself "
+				    "(--signal=B:%s@%" PRId64 " and --requeue): leave it out", x,
+				    c->signal, c->before);
+	}
+	s->checkpoint = c;
+	return 0;
+}
+
 enum {
 	K_NAME, K_TAG, K_COMMAND, K_PARAMETERS, K_INCLUDE, K_EXCLUDE, K_REPEATS, K_ENV,
-	K_RESULTS, K_METRICS, K_HEARTBEAT, K_SLURM, K_ANALYSIS, K_EARLY_STOP, K_INPUTS, K_COUNT
+	K_RESULTS, K_METRICS, K_HEARTBEAT, K_SLURM, K_ANALYSIS, K_EARLY_STOP, K_INPUTS,
+	K_CHECKPOINT, K_COUNT
 };
 
 static const char *const top_keys[K_COUNT] = {
 	"name", "tag", "command", "parameters", "include", "exclude", "repeats", "env",
 	"results", "metrics", "heartbeat", "slurm", "analysis", "early_stop", "inputs",
+	"checkpoint",
 };
 
 static int load_top(struct ld *ld, const struct sb_ynode *root)
@@ -776,6 +870,8 @@ static int load_top(struct ld *ld, const struct sb_ynode *root)
 	if (slot[K_EARLY_STOP] != NULL && sb_spec_load_early_stop(s, slot[K_EARLY_STOP], ld->err) < 0)
 		return -1;
 	if (slot[K_INPUTS] != NULL && load_inputs(ld, slot[K_INPUTS]) < 0)
+		return -1;
+	if (slot[K_CHECKPOINT] != NULL && load_checkpoint(ld, slot[K_CHECKPOINT]) < 0)
 		return -1;
 	if (s->group_by == NULL) {
 		s->group_by = sb_arena_alloc(&s->arena, (s->nparams + 1) * sizeof(char *));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/checkpoint.h"
 #include "status/classify.h"
 
 static const char *const class_names[SB_CLASS_COUNT] = {
@@ -163,10 +164,18 @@ static int64_t end_ns(const struct sb_sched_row *r, const struct sb_sched_eviden
 	return t >= 0 ? t * 1000000000LL : sched->submit_ns;
 }
 
+/* How long after a job's End what its agent wrote may still be on its way:
+ * the settle time, and the storage lag of a shared file system. */
+static int64_t evidence_wait_s(const struct sb_classify_params *p)
+{
+	return p->settle_s + p->storage_lag_s;
+}
+
 /* A verdict that rests on "the job is over and its log (or its finish) is
- * not there" waits the settle time since the job's End: shared storage may
- * show the agent's last writes late.  Until then the run keeps the class it
- * had while it ran.  Returns true (and gives that verdict) when not settled. */
+ * not there" waits the settle time (and the storage lag) since the job's
+ * End: shared storage may show the agent's last writes late.  Until then
+ * the run keeps the class it had while it ran.  Returns true (and gives
+ * that verdict) when not settled. */
 static bool settling_since_end(const struct sb_sched_evidence *sched, const struct sb_classify_params *p,
 			       const char *stext, const char *missing, struct sb_verdict *out)
 {
@@ -174,10 +183,27 @@ static bool settling_since_end(const struct sb_sched_evidence *sched, const stru
 	int64_t ago = age_s(p, end_ns(r, sched));
 	char rid[SB_SCHED_JOB_ID_LEN];
 
-	if (p->now_ns - end_ns(r, sched) >= p->settle_s * 1000000000LL)
+	if (p->now_ns - end_ns(r, sched) >= evidence_wait_s(p) * 1000000000LL)
 		return false;
 	verdict(out, SB_CLASS_RUNNING, "job %s ended %" PRId64 " s ago (%s); waiting up to %" PRId64
-		" s for its %s", sb_sched_row_job_id(r, rid), ago > 0 ? ago : 0, stext, p->settle_s, missing);
+		" s for its %s", sb_sched_row_job_id(r, rid), ago > 0 ? ago : 0, stext,
+		evidence_wait_s(p), missing);
+	return true;
+}
+
+/* Row 3a: less than KillWait and the settle time since the End of a job
+ * the scheduler requeues: running, waiting for its next run. */
+static bool requeue_coming(const struct sb_sched_evidence *sched, const struct sb_classify_params *p,
+			   const char *stext, struct sb_verdict *out)
+{
+	int64_t wait_s = p->settle_s + p->kill_wait_s, ago = age_s(p, end_ns(&sched->row, sched));
+	char rid[SB_SCHED_JOB_ID_LEN];
+
+	if (p->now_ns - end_ns(&sched->row, sched) >= wait_s * 1000000000LL)
+		return false;
+	verdict(out, SB_CLASS_RUNNING, "job %s ended %" PRId64 " s ago (%s) and is requeued for its "
+		"checkpoint (requeue_on); waiting up to %" PRId64 " s for its next run",
+		sb_sched_row_job_id(&sched->row, rid), ago > 0 ? ago : 0, stext, wait_s);
 	return true;
 }
 
@@ -224,7 +250,8 @@ static bool unconfirmed_finish(const struct sb_log_evidence *log, const struct s
 			       const struct sb_classify_params *p, bool row, enum sb_sched_state st,
 			       const char *rid, const char *stext, bool exit0, struct sb_verdict *out)
 {
-	bool clean = exit0 && !has(SB_LOG_NOTE(log, not_ok)) && !has(SB_LOG_NOTE(log, early_stop));
+	bool clean = exit0 && !has(SB_LOG_NOTE(log, not_ok)) && !has(SB_LOG_NOTE(log, early_stop)) &&
+		     !has(SB_LOG_NOTE(log, interrupted));
 	char what[160];
 
 	if (!log->present || !log->has_finish || clean || !sched->consulted || !sched->submitted ||
@@ -266,6 +293,16 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		return;
 	}
 	if (exit0 && has(SB_LOG_NOTE(log, changed))) {
+		/* on shared storage a result read soon after its job may be
+		 * another node's write not shown here yet */
+		int64_t since = row ? end_ns(r, sched) : log->finish_ns;
+		if (p->storage_lag_s > 0 && p->now_ns - since < evidence_wait_s(p) * 1000000000LL) {
+			verdict(out, SB_CLASS_RUNNING, "%s, %" PRId64 " s after the job %s; waiting up to %"
+				PRId64 " s for shared storage to show its last writes", SB_LOG_NOTE(log, changed),
+				age_s(p, since) > 0 ? age_s(p, since) : 0, row ? "ended" : "finished",
+				evidence_wait_s(p));
+			return;
+		}
 		verdict(out, SB_CLASS_INVALID, "%s", SB_LOG_NOTE(log, changed));
 		return;
 	}
@@ -297,13 +334,36 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 		return;
 	}
 
-	/* 3. killed */
+	/* 3a. a job preempted, or whose node failed, that the scheduler
+	 * requeues for the checkpoint section: its next run comes once the
+	 * old one is gone (KillWait), and makes it pending (the newer run
+	 * wins); until then it is not over */
+	if (((st == SB_STATE_PREEMPTED && (p->requeue_on & SB_REQUEUE_PREEMPT)) ||
+	     (st == SB_STATE_NODE_FAIL && (p->requeue_on & SB_REQUEUE_NODE_FAIL))) &&
+	    requeue_coming(sched, p, stext, out))
+		return;
+
+	/* 3. killed: the scheduler's word alone, at once; on shared storage
+	 * what the log does not show yet is said as such */
 	if (is_killed_state(st)) {
-		verdict(out, SB_CLASS_KILLED, "%s; %s", stext, ltext);
+		int64_t ago = age_s(p, end_ns(r, sched));
+		if (p->storage_lag_s > 0 && !finished && ago < evidence_wait_s(p))
+			verdict(out, SB_CLASS_KILLED, "%s; its log shows no %s record yet (the job ended %"
+				PRId64 " s ago; another node's writes may take up to %" PRId64 " s to show "
+				"here)", stext, started ? "finish" : "start", ago > 0 ? ago : 0,
+				evidence_wait_s(p));
+		else
+			verdict(out, SB_CLASS_KILLED, "%s; %s", stext, ltext);
 		return;
 	}
 	if (sched->cancel_recorded && !started && !is_active_state(st)) {
-		verdict(out, SB_CLASS_KILLED, "cancelled by 'sbctl cancel' before it started");
+		int64_t ago = row ? age_s(p, end_ns(r, sched)) : age_s(p, sched->submit_ns);
+		if (p->storage_lag_s > 0 && ago < evidence_wait_s(p))
+			verdict(out, SB_CLASS_KILLED, "cancelled by 'sbctl cancel'; its log shows no start "
+				"record yet (another node's writes may take up to %" PRId64 " s to show here)",
+				evidence_wait_s(p));
+		else
+			verdict(out, SB_CLASS_KILLED, "cancelled by 'sbctl cancel' before it started");
 		return;
 	}
 
@@ -314,6 +374,19 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 	 * settle time since the finish, as a finish with exit 0 does (9d) */
 	if (unconfirmed_finish(log, sched, p, row, st, rid, stext, exit0, out))
 		return;
+
+	/* 3e. killed: the run was interrupted for a checkpoint (the pre-timeout
+	 * signal, a termination) and no later run of its job is in sight (a
+	 * requeued job's next run makes it pending first: the newer run wins),
+	 * or it gave up after its most restarts; whatever the exit */
+	if (finished && has(SB_LOG_NOTE(log, interrupted))) {
+		if (row)
+			verdict(out, SB_CLASS_KILLED, "%s; the scheduler says job %s is %s with no run "
+				"after it", SB_LOG_NOTE(log, interrupted), rid, stext);
+		else
+			verdict(out, SB_CLASS_KILLED, "%s", SB_LOG_NOTE(log, interrupted));
+		return;
+	}
 
 	/* 3d. stopped (v3): an early-stop rule of the spec held (whatever the exit) */
 	if (finished && has(SB_LOG_NOTE(log, early_stop))) {
@@ -445,6 +518,8 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 			age_s(p, sched->intent_ns));
 		return;
 	}
+	if (!sched->submitted && sb_classify_unseen_submit(p, out))
+		return;
 	if (!sched->submitted) {
 		verdict(out, SB_CLASS_MISSING, "never submitted");
 		return;
@@ -463,6 +538,18 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 	verdict(out, SB_CLASS_MISSING, sched->consulted
 		? "no scheduler record, no reconciled outcome and no log"
 		: "no log (scheduler not consulted)");
+}
+
+bool sb_classify_unseen_submit(const struct sb_classify_params *p, struct sb_verdict *out)
+{
+	int64_t ago = age_s(p, p->made_ns);
+
+	if (p->storage_lag_s <= 0 || !p->made_ns || p->now_ns - p->made_ns >= evidence_wait_s(p) * 1000000000LL)
+		return false;
+	verdict(out, SB_CLASS_PENDING, "no submission shows here yet (the benchmark was made %" PRId64
+		" s ago; another node's submit may take up to %" PRId64 " s to show here)",
+		ago > 0 ? ago : 0, evidence_wait_s(p));
+	return true;
 }
 
 void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
@@ -494,6 +581,7 @@ void sb_log_evidence_release(struct sb_log_evidence *l)
 		free(l->notes->changed);
 		free(l->notes->early_stop);
 		free(l->notes->inputs);
+		free(l->notes->interrupted);
 		free(l->notes);
 	}
 	memset(l, 0, sizeof(*l));

@@ -24,6 +24,8 @@ struct sb_log_notes {
 	                         held (ctl/bench/finish.h), or none */
 	char *inputs;         /* start: an input file the job found other than at
 	                         submit (docs/spec.md, "Inputs"), or none */
+	char *interrupted;    /* finish: the run ended early for a checkpoint
+	                         (ctl/bench/finish.h), or none */
 };
 
 /* What the run's verified log records show.  The strings are owned by
@@ -88,6 +90,17 @@ struct sb_classify_params {
 	                        newer than that is not contradicted by a RUNNING */
 	int64_t heartbeat_s; /* the spec's heartbeat interval */
 	int64_t settle_s;    /* --settle (default 10) */
+	int64_t storage_lag_s; /* how late another node's writes may show here
+	                        (docs/shared-storage.md): a verdict that rests
+	                        on a file being absent, or on what a file looks
+	                        like now, waits settle_s + storage_lag_s since
+	                        the job's End */
+	int64_t made_ns;     /* when the benchmark was made (0: long ago) */
+	unsigned requeue_on; /* the checkpoint section's causes the scheduler
+	                        requeues for (SB_REQUEUE_PREEMPT, _NODE_FAIL of
+	                        proto/checkpoint.h), 0 without one */
+	int64_t kill_wait_s; /* the cluster's KillWait: a preempted job is
+	                        requeued only after it */
 };
 
 struct sb_verdict {
@@ -100,6 +113,12 @@ struct sb_verdict {
  * the reason text gives a fixed reason that says so). */
 void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_evidence *sched,
 		 const struct sb_classify_params *p, struct sb_verdict *out);
+
+/* A run with no submission record, of a benchmark made less than the
+ * settle time plus the storage lag ago: another node's submit may be
+ * recording it where this node does not see it yet.  true (out: pending,
+ * saying so) or false (out untouched). */
+bool sb_classify_unseen_submit(const struct sb_classify_params *p, struct sb_verdict *out);
 
 /* Replaces the reason with one formatted by fmt (the class stays). */
 void sb_verdict_set_reason(struct sb_verdict *v, const char *fmt, ...)

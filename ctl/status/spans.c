@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "status/spans.h"
+#include "status/status_stages.h"
 #include "status/status_types.h"
 #include "proto/json.h"
 #include "proto/util.h"
@@ -19,7 +20,22 @@ static bool over(enum sb_class c)
 	return c != SB_CLASS_PENDING && c != SB_CLASS_RUNNING && c != SB_CLASS_STALE;
 }
 
-void sb_span_of(const struct sb_status *st, const struct sb_attempt_status *a, struct sb_span *out)
+/* A child whose job ran more than once (stage 4b): it started with its
+ * first run, waited in the queue before that one, and ran for its runs'
+ * times added (the requeue waits in between are neither). */
+static void restarted_span(const struct sb_status *st, size_t c, struct sb_span *out)
+{
+	const struct sb_chain *ch = sb_status_chain(st, c);
+
+	if (ch == NULL || ch->n < 2 || ch->v[0].started_ns <= 0)
+		return;
+	out->started = ch->v[0].started_ns;
+	out->queue_s = out->submitted >= 0 ? (double)(out->started - out->submitted) / NS : NAN;
+	out->run_s = ch->run_time_s;
+}
+
+void sb_span_of(const struct sb_status *st, size_t c, const struct sb_attempt_status *a,
+		struct sb_span *out)
 {
 	const struct sb_sched_row *r;
 	int64_t now = st->now_ns ? st->now_ns : sb_status_now_ns();
@@ -55,6 +71,8 @@ void sb_span_of(const struct sb_status *st, const struct sb_attempt_status *a, s
 		out->run_s = (double)(out->ended - out->started) / NS;
 	else if (out->started >= 0 && !done)
 		out->run_s = (double)(now - out->started) / NS;     /* still running */
+	if (c < st->n && a == st->children[c].latest)
+		restarted_span(st, c, out);
 	if (out->queue_s < 0)
 		out->queue_s = 0; /* clocks of two machines, whole seconds of sacct */
 	if (out->run_s < 0)
@@ -85,12 +103,12 @@ static void json_secs(struct sb_json *j, const char *key, double v)
 	sb_json_double(j, v);
 }
 
-void sb_spans_json_child(struct sb_json *j, const struct sb_status *st,
+void sb_spans_json_child(struct sb_json *j, const struct sb_status *st, size_t c,
 			 const struct sb_attempt_status *a)
 {
 	struct sb_span s;
 
-	sb_span_of(st, a, &s);
+	sb_span_of(st, c, a, &s);
 	json_time(j, "submitted", s.submitted);
 	json_time(j, "started", s.started);
 	json_time(j, "ended", s.ended);
@@ -121,7 +139,7 @@ static bool bench_span(const struct sb_status *st, int64_t *first, int64_t *last
 		for (k = 0; k < ch->nattempts; k++) {
 			struct sb_span s;
 
-			sb_span_of(st, &ch->attempts[k], &s);
+			sb_span_of(st, c, &ch->attempts[k], &s);
 			if (s.submitted >= 0 && (*first < 0 || s.submitted < *first))
 				*first = s.submitted;
 			if (s.ended > *last)
@@ -176,7 +194,7 @@ void sb_spans_text(FILE *out, const struct sb_status *st)
 		struct sb_span s;
 		char rss[32];
 
-		sb_span_of(st, ch->latest, &s);
+		sb_span_of(st, c, ch->latest, &s);
 		snprintf(rss, sizeof(rss), "%" PRId64, s.max_rss_kb);
 		fprintf(out, "  %-6zu %-12s %-20s %-20s %-20s %8s %8s %8s %8s %10s\n", c,
 			sb_class_name(ch->cls), time_text(s.submitted, t1), time_text(s.started, t2),

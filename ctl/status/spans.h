@@ -23,16 +23,18 @@ struct sb_span {
 	int64_t max_rss_kb;
 };
 
-/* The span of attempt a (may be NULL) as the evidence of st shows it.  The
- * scheduler's times (sacct Submit, Start, End) come first, the records'
- * (submission, start and finish records) when it has none. */
-void sb_span_of(const struct sb_status *st, const struct sb_attempt_status *a,
+/* The span of attempt a (may be NULL) of child c as the evidence of st
+ * shows it.  The scheduler's times (sacct Submit, Start, End) come first,
+ * the records' (submission, start and finish records) when it has none.
+ * The latest attempt of a child whose job ran more than once started with
+ * its first run, and ran for its runs' times added. */
+void sb_span_of(const struct sb_status *st, size_t c, const struct sb_attempt_status *a,
 		struct sb_span *out);
 
 struct sb_json;
 /* The child keys "submitted", "started", "ended", "queue_s", "run_s",
  * "wall_s", "max_rss_kb", "cpu_s" into an open object. */
-void sb_spans_json_child(struct sb_json *j, const struct sb_status *st,
+void sb_spans_json_child(struct sb_json *j, const struct sb_status *st, size_t c,
 			 const struct sb_attempt_status *a);
 
 /* The benchmark keys "lane" (or null), "first_submitted", "last_ended",

@@ -5,13 +5,16 @@
  *   2. the scheduler              status_sched.c
  *   3. the logs and results       status_logs.c
  *   4. the classification         status_verdicts.c (classify.c decides)
+ *   4b. the restarts, checkpoints  status_chain.c
  *   5. the reused children        status_reuse.c
  *   6. what status writes down    status_record.c */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fsutil.h"
 #include "bench/bench_private.h"
 #include "status/status_private.h"
 #include "sbench/key.h"
@@ -76,6 +79,7 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 
 	/* st is zeroed by the caller (which may have set owns_bench); a key
 	 * that cannot be loaded keeps the code its reader gave */
+	sb_status_storage_lag(o->ctx, b->dir, st);
 	if (init_children(st, b, err) < 0 || sb_bench_load_key(b, &g.key, err) < 0)
 		return -1;
 	if (sb_status_read_submissions(&g, err) < 0)
@@ -84,7 +88,8 @@ int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		goto out;
 	if (sb_status_read_logs(st, &g.key, o, err) < 0)
 		goto out;
-	if (sb_status_classify(&g, err) < 0 || sb_status_apply_reuses(&g, err) < 0)
+	if (sb_status_classify(&g, err) < 0 || sb_status_chains(&g, err) < 0 ||
+	    sb_status_apply_reuses(&g, err) < 0)
 		goto out;
 	if (sb_status_record_outcomes(&g, err) < 0 || sb_status_check_rules(st, &notes, &nnotes, err) < 0)
 		goto out;
@@ -107,6 +112,24 @@ out:
 		free(notes[i]);
 	free(notes);
 	return rc;
+}
+
+int64_t sb_status_lag_of(const struct sb_ctx *ctx, const char *dir, bool *shared, const char **name)
+{
+	double lag = ctx ? sb_ctx_storage_lag(ctx) : SB_CTX_STORAGE_LAG_AUTO;
+
+	*shared = sb_fs_shared(dir, name);
+	if (lag == SB_CTX_STORAGE_LAG_AUTO)
+		lag = *shared ? SB_CTX_STORAGE_LAG_SHARED : 0;
+	return (int64_t)ceil(lag);
+}
+
+void sb_status_storage_lag(const struct sb_ctx *ctx, const char *dir, struct sb_status *st)
+{
+	const char *name;
+
+	st->storage_lag_s = sb_status_lag_of(ctx, dir, &st->fs_shared, &name);
+	snprintf(st->fs_name, sizeof(st->fs_name), "%s", name);
 }
 
 int sb_status_run(const char *bench, const struct sb_status_cfg *o, struct sb_status *st,
@@ -154,6 +177,10 @@ void sb_status_release(struct sb_status *st)
 	for (i = 0; i < st->nwarnings; i++)
 		free(st->warnings[i]);
 	free(st->warnings);
+	free(st->earlier);
+	for (i = 0; i < st->nchains; i++)
+		free(st->chains[i].v);
+	free(st->chains);
 	if (st->owns_bench)
 		sb_bench_destroy(st->bench);
 	memset(st, 0, sizeof(*st));

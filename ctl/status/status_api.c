@@ -144,6 +144,22 @@ static bool being_created(const char *bench)
 	return stat(bench, &sb) == 0 && S_ISDIR(sb.st_mode) && sb_status_submit_running(bench) == 1;
 }
 
+/* How long (seconds since the wait began) a BENCH that names no benchmark
+ * is waited for: a path on a shared file system may have been made on
+ * another node, and this client may cache that it did not exist (a
+ * negative entry) for the storage lag; 0 for anything else. */
+static double unseen_until(const struct sb_ctx *ctx, const char *bench, const struct sb_status_cfg *cfg)
+{
+	const char *name;
+	bool shared;
+	int64_t lag;
+
+	if (strchr(bench, '/') == NULL)
+		return 0; /* a name of the local index, not a path */
+	lag = sb_status_lag_of(ctx, bench, &shared, &name);
+	return lag > 0 ? (double)(cfg->settle_s + lag) : 0;
+}
+
 int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 		   const struct sb_status_opts *opts, struct sb_status **out,
 		   struct sb_error *err)
@@ -199,15 +215,18 @@ int sb_status_wait(const struct sb_ctx *ctx, const char *bench_arg,
 		else if (r != -2 || !is_dir(bench_arg))
 			creating_until = -1;
 		/* (else the lock between two holders: the one that waited takes it) */
-		if (r < 0 && (st->sched_failed || (r == -2 && elapsed_s(&t0) < creating_until))) {
+		if (r < 0 && (st->sched_failed || (r == -2 && elapsed_s(&t0) < creating_until) ||
+			      (r == -2 && unseen_until(ctx, bench_arg, &cfg) > elapsed_s(&t0)))) {
 			/* slurmdbd down, sacct timed out, a submit still creating the
-			 * benchmark: none of them is a verdict, keep waiting */
+			 * benchmark, a directory another node made that this one
+			 * does not show yet: none of them is a verdict, keep waiting */
 			double in = pause_s(opts->timeout, interval, &t0);
 
 			if (in < 0)
 				in = 0;
 			sb_ctx_warn(ctx, "%s; retrying in %.*f s", st->sched_failed ? e.msg :
-				    "the benchmark directory is being created by a submit",
+				    elapsed_s(&t0) < creating_until ?
+				    "the benchmark directory is being created by a submit" : e.msg,
 				    in < 10 ? 1 : 0, in);
 			sb_status_destroy(st);
 		} else if (r < 0) {

@@ -489,10 +489,11 @@ static int read_log(struct sb_status *st, struct sb_log_verifier *v, struct sb_l
 			usage_from_finish(pl, &a->log);
 			a->log.exit_code = (int)sb_status_mp_int(pl, SB_RK_EXIT_CODE, -1);
 			a->log.signal = (int)sb_status_mp_int(pl, SB_RK_SIGNAL, 0);
-			char *error = NULL, *early = NULL;
+			char *error = NULL, *early = NULL, *intr = NULL;
 			if (dup_str(pl, SB_RK_ERROR, &error) < 0 || take_note(&a->log, NOTE(error), error) < 0 ||
 			    sb_early_stop_reason(sb_mp_get(pl, SB_RK_EARLY_STOP), &early) < 0 ||
-			    take_note(&a->log, NOTE(early_stop), early) < 0)
+			    take_note(&a->log, NOTE(early_stop), early) < 0 ||
+			    sb_interrupted_reason(pl, &intr) < 0 || take_note(&a->log, NOTE(interrupted), intr) < 0)
 				rc = -1;
 			if (rc == 0 && copy_metrics(a, sb_mp_get(pl, SB_RK_METRICS), store) < 0)
 				rc = -1;

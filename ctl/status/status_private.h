@@ -25,6 +25,14 @@
 int sb_status_gather(struct sb_bench *b, const struct sb_status_cfg *o,
 		     struct sb_status *st, struct sb_error *err);
 
+/* The storage lag of a status of the benchmark in dir (docs/shared-
+ * storage.md): the context's, or by the directory's file system; into
+ * st->storage_lag_s, fs_shared and fs_name. */
+void sb_status_storage_lag(const struct sb_ctx *ctx, const char *dir, struct sb_status *st);
+/* The same for a path (which may not exist yet): the lag, *shared and the
+ * file system's *name (static). */
+int64_t sb_status_lag_of(const struct sb_ctx *ctx, const char *dir, bool *shared, const char **name);
+
 /* Finds the benchmark a BENCH argument names (sb_bench_find), plans it and
  * computes its status, which owns the benchmark.  -2 when BENCH names no
  * benchmark (a usage error), -1 on other failures; st can be released
@@ -52,6 +60,9 @@ struct sb_child;
  * the object open in j; pc holds c's parameters (sb_plan_child_params). */
 void sb_status_json_child(struct sb_json *j, const struct sb_status *st, size_t c,
 			  const struct sb_child *pc);
+/* A child's "restarts" and "total_run_s" when it has them (stage 4b). */
+void sb_status_json_restarts(struct sb_json *j, const struct sb_status *st, size_t c);
+
 /* Where a reused child's run is, {"dir", "index"}, or null (r NULL). */
 void sb_status_json_reused(struct sb_json *j, const struct sb_child_reused *r);
 

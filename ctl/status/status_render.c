@@ -12,6 +12,7 @@
 #include "status/spans.h"
 #include "status/status_private.h"
 #include "base/suggest.h"
+#include "proto/util.h"
 #include "proto/json.h"
 
 static void json_nullable_int(struct sb_json *j, int v)
@@ -36,6 +37,15 @@ void sb_status_json_head(struct sb_json *j, const struct sb_status *st)
 	sb_json_obj_end(j);
 	sb_json_key(j, "scheduler");
 	sb_json_str(j, st->consulted ? "consulted" : "offline");
+	sb_json_key(j, "storage");
+	sb_json_obj_begin(j);
+	sb_json_key(j, "fs");
+	sb_json_str(j, st->fs_name);
+	sb_json_key(j, "shared");
+	sb_json_bool(j, st->fs_shared);
+	sb_json_key(j, "lag_s");
+	sb_json_int(j, st->storage_lag_s);
+	sb_json_obj_end(j);
 }
 
 void sb_status_json_counts(struct sb_json *j, const size_t *counts)
@@ -69,6 +79,49 @@ static void bench_keys(struct sb_json *j, const struct sb_bench *b)
 	sb_json_str(j, b->dir);
 	sb_json_key(j, "children");
 	sb_json_uint(j, b->children);
+}
+
+static void json_restart_time(struct sb_json *j, const char *key, int64_t ns)
+{
+	char buf[32];
+
+	sb_json_key(j, key);
+	if (ns <= 0)
+		sb_json_null(j);
+	else
+		sb_json_str(j, sb_fmt_time_ns(ns, buf));
+}
+
+/* "restarts" and "total_run_s" of a child stage 4b kept restarts of
+ * (docs/sbctl-status.md, "Restarts"). */
+void sb_status_json_restarts(struct sb_json *j, const struct sb_status *st, size_t c)
+{
+	const struct sb_chain *ch = sb_status_chain(st, c);
+
+	if (ch == NULL)
+		return;
+	sb_json_key(j, "restarts");
+	sb_json_arr_begin(j);
+	for (uint32_t k = 0; k < ch->n; k++) {
+		const struct sb_restart *r = &ch->v[k];
+		sb_json_obj_begin(j);
+		sb_json_key(j, "restart");
+		sb_json_int(j, r->restart);
+		json_restart_time(j, "started", r->started_ns);
+		json_restart_time(j, "ended", r->ended_ns);
+		sb_json_key(j, "ended_by");
+		sb_json_str(j, r->ended_by);
+		sb_json_key(j, "checkpoint");
+		sb_json_str(j, r->checkpoint[0] ? r->checkpoint : NULL);
+		sb_json_key(j, "resumed_from");
+		sb_json_str(j, r->resumed_from[0] ? r->resumed_from : NULL);
+		sb_json_key(j, "node");
+		sb_json_str(j, r->node && r->node[0] ? r->node : NULL);
+		sb_json_obj_end(j);
+	}
+	sb_json_arr_end(j);
+	sb_json_key(j, "total_run_s");
+	sb_json_double(j, ch->run_time_s);
 }
 
 static int render_json(FILE *out, const struct sb_status *st, struct sb_error *err)
@@ -117,7 +170,8 @@ static int render_json(FILE *out, const struct sb_status *st, struct sb_error *e
 		sb_json_str(&j, a ? sb_status_log_rel(a, c, rel) : NULL);
 		sb_json_key(&j, "reused_from"); /* docs/sbctl-submit.md "Reuse" */
 		sb_status_json_reused(&j, ch->reused);
-		sb_spans_json_child(&j, st, a); /* submitted ... cpu_s */
+		sb_spans_json_child(&j, st, c, a); /* submitted ... cpu_s */
+		sb_status_json_restarts(&j, st, c);
 		sb_json_key(&j, "attempts");
 		sb_json_arr_begin(&j);
 		for (k = 0; k < ch->nattempts; k++) {
@@ -292,10 +346,15 @@ static int render_text(FILE *out, const struct sb_status *st,
 	struct sb_param_share ps;
 	size_t k, ng;
 
-	fprintf(out, "%s (%.12s): %zu children, scheduler %s\n", b->name, b->digest, st->n,
+	fprintf(out, "%s (%.12s): %zu %s, scheduler %s\n", b->name, b->digest, st->n,
+		sb_plural(st->n, "child", "children"),
 		st->consulted ? "consulted" : "not consulted (--offline)");
 	if (b->lane)
 		fprintf(out, "  lane: %s\n", b->lane);
+	if (st->storage_lag_s > 0)
+		fprintf(out, "  storage: %s%s, what other nodes write may show here up to %" PRId64
+			" s late: verdicts that rest on a missing file wait for it\n", st->fs_name,
+			st->fs_shared ? " (shared)" : "", st->storage_lag_s);
 	for (k = 0; k < SB_CLASS_COUNT; k++)
 		if (st->counts[k])
 			fprintf(out, "  %-13s %zu\n", sb_class_name((enum sb_class)k), st->counts[k]);
@@ -313,8 +372,8 @@ static int render_text(FILE *out, const struct sb_status *st,
 			st->counts[SB_CLASS_RUNNING], st->counts[SB_CLASS_PENDING]);
 	}
 	if (st->outcomes_recorded)
-		fprintf(out, "\n(recorded the scheduler's final state of %zu children in submissions/)\n",
-			st->outcomes_recorded);
+		fprintf(out, "\n(recorded the scheduler's final state of %zu %s in submissions/)\n",
+			st->outcomes_recorded, sb_plural(st->outcomes_recorded, "child", "children"));
 	return 0;
 }
 
@@ -377,7 +436,7 @@ int sb_class_mask_parse(const char *list, unsigned *mask, struct sb_error *err)
 	if (m == 0)
 		return sb_error_set(err, SB_ERR_INPUT, "no class named: give one or more of succeeded, "
 				    "failed, killed, incomplete, stale, missing, partial, inconsistent, "
-				    "invalid, pending, running");
+				    "invalid, pending, running, stopped");
 	*mask = m;
 	return 0;
 }

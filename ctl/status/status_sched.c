@@ -330,6 +330,7 @@ struct task_slots {
 	 * job for two chunks): they get that attempt's row at the end */
 	struct shared_slot { size_t slot; struct sb_attempt_status *a; } *shared;
 	size_t nshared;
+	struct sb_status *st;     /* where the earlier runs' rows go */
 };
 
 static int cmp_array(const void *x, const void *y)
@@ -365,6 +366,7 @@ static int slots_build(struct task_slots *ts, struct sb_status *st)
 	size_t k, kept, cap = 0;
 
 	memset(ts, 0, sizeof(*ts));
+	ts->st = st;
 	for (size_t c = 0; c < st->n; c++)
 		for (size_t i = 0; i < st->children[c].nattempts; i++)
 			st->children[c].attempts[i].sched_restart = -1;
@@ -446,6 +448,25 @@ static void slots_release(struct task_slots *ts)
 	memset(ts, 0, sizeof(*ts));
 }
 
+/* The row a holds, of an earlier run than the one sacct prints next: kept
+ * for the restarts (status_chain.c).  Only requeued jobs have them. */
+static int keep_earlier(struct sb_status *st, const struct sb_attempt_status *a)
+{
+	if (st->nearlier == st->earlier_cap) {
+		size_t cap = st->earlier_cap ? 2 * st->earlier_cap : 16;
+		struct sb_earlier_run *v = realloc(st->earlier, cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		st->earlier = v;
+		st->earlier_cap = cap;
+	}
+	st->earlier[st->nearlier++] = (struct sb_earlier_run){
+		.a = a, .restart = (int32_t)a->sched_restart, .state = a->sched.row.state,
+		.start = a->sched.row.start, .end = a->sched.row.end, .nodes = a->sched.row.nodes,
+	};
+	return 0;
+}
+
 /* sacct's rows, one at a time (sb_sched_rows.sink). */
 static int take_acct_row(void *arg, const struct sb_sched_row *r, struct sb_error *err)
 {
@@ -454,13 +475,14 @@ static int take_acct_row(void *arg, const struct sb_sched_row *r, struct sb_erro
 	struct sb_attempt_status *a;
 	size_t slot;
 
-	(void)err;
 	if (x == NULL || r->array_task < 0 || (uint64_t)r->array_task >= x->ntasks)
 		return 0;
 	slot = x->base + (size_t)r->array_task;
 	if ((a = ts->v[slot]) == NULL)
 		return 0;
 	if (r->raw_id != 0) {
+		if (ts->got[slot] == SLOT_OWN && keep_earlier(ts->st, a) < 0)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		a->sched_restart = ts->got[slot] == SLOT_OWN ? a->sched_restart + 1 : 0;
 		ts->got[slot] = SLOT_OWN;
 	} else if (ts->got[slot] != SLOT_OWN) {

@@ -88,6 +88,17 @@ struct sb_index;
 int sb_reuse_verify(const struct sb_reuse *r, const char *bench_name, struct sb_index *idx,
 		    bool rehash, enum sb_class *cls, char **reason, struct sb_error *err);
 
+/* Stage 4b, the restarts (status_chain.c): for every child of a benchmark
+ * with a checkpoint section and every child whose latest attempt ran more
+ * than once, each run of its job from its own log and sacct's earlier rows
+ * (st->chains); with a checkpoint section, a child whose chain of
+ * checkpoints is broken becomes invalid, its reason naming the restart and
+ * the digests.  -1 with err when a log cannot be read or out of memory. */
+int sb_status_chains(struct sb_status_gather *g, struct sb_error *err);
+
+/* The restarts of child, NULL when stage 4b kept none. */
+const struct sb_chain *sb_status_chain(const struct sb_status *st, size_t child);
+
 /* Stage 6, what status writes down (status_record.c): the scheduler's
  * final state of each attempt that is over and has no outcome record yet,
  * signed in submissions/, all or nothing.  A full disk stops the

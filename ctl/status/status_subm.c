@@ -14,6 +14,7 @@
 #include <msgpack.h>
 
 #include "base/fsutil.h"
+#include "base/lock.h"
 #include "bench/subm.h"
 #include "status/status_stages.h"
 #include "proto/benchdir.h"
@@ -282,22 +283,18 @@ static int read_maps(struct sb_status *st, const struct sb_subm *subm, struct sb
 	return 0;
 }
 
-/* 1 when a submit (or rerun) of the benchmark holds its lock now: its
- * chunks without a job id are being submitted, not missing. */
+/* 1 when a submit (or rerun) of the benchmark holds its lock now, on this
+ * node or another (base/lock.h): its chunks without a job id are being
+ * submitted, not missing. */
 int sb_status_submit_running(const char *dir)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char *path;
-	int fd, rc;
+	int rc;
 
 	if (asprintf(&path, "%s/lock", dir) < 0)
 		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	rc = sb_lock_held(path, NULL, 0);
 	free(path);
-	if (fd < 0)
-		return 0;
-	rc = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-	close(fd);
 	return rc;
 }
 

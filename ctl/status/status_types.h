@@ -143,6 +143,35 @@ struct sb_status_dup {
 	char *job_ids;            /* every array, in that order: "1234 and 1240" */
 };
 
+/* A run of a requeued job before its latest, as sacct -D printed it
+ * (status_sched.c keeps them for the restarts of stage 4b). */
+struct sb_earlier_run {
+	const struct sb_attempt_status *a;
+	int32_t restart;
+	enum sb_sched_state state;
+	int64_t start, end;       /* seconds since the epoch, -1 unknown */
+	const char *nodes;        /* interned in the rows' texts */
+};
+
+/* One run of a child's latest job (docs/sbctl-status.md, "restarts"). */
+struct sb_restart {
+	int32_t restart;
+	int64_t started_ns, ended_ns; /* 0: unknown (not started, not ended) */
+	const char *ended_by;     /* finish, requeue_signal, preempted, node_fail,
+	                             killed; NULL while it runs or waits */
+	char checkpoint[65];      /* the digest at its end, "" none */
+	char resumed_from[65];    /* the digest found at its start, "" none */
+	const char *node;         /* interned; "" unknown */
+};
+
+/* The restarts of one child (stage 4b, status_chain.c). */
+struct sb_chain {
+	size_t child;
+	struct sb_restart *v;
+	uint32_t n;
+	double run_time_s;        /* the runs' times added */
+};
+
 struct sb_status {
 	struct sb_bench *bench;   /* borrowed, or owned when owns_bench */
 	bool owns_bench;
@@ -150,6 +179,9 @@ struct sb_status {
 	bool sched_failed;        /* asking the scheduler failed (the error says
 	                             why): slurmdbd down, sacct timed out... */
 	bool submitting;          /* a submit (or rerun) of it holds its lock */
+	bool fs_shared;           /* the benchmark directory's file system is shared */
+	char fs_name[40];         /* its name, see sb_fs_shared */
+	int64_t storage_lag_s;    /* the storage lag the verdicts waited for */
 	int64_t probed_ns;        /* when that was asked: an intent recorded
 	                             since is a submit that began while status
 	                             ran, still in progress for this reading */
@@ -170,6 +202,10 @@ struct sb_status {
 	char **warnings;          /* what could not be settled, one line each
 	                             (sb_status_warning) */
 	size_t nwarnings;
+	struct sb_earlier_run *earlier; /* sacct's rows of earlier runs */
+	size_t nearlier, earlier_cap;
+	struct sb_chain *chains;  /* by child, ascending (stage 4b) */
+	size_t nchains, chains_cap;
 	/* a million children share a few dozen reasons, and each attempt's
 	 * texts are short: no allocation of its own per attempt */
 	struct sb_arena strings;  /* the attempts themselves, their job ids and

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec/spec_checkpoint.h"
 #include "spec/spec_private.h"
 #include "status/status_stages.h"
 
@@ -68,9 +69,22 @@ int sb_status_classify(struct sb_status_gather *g, struct sb_error *err)
 	struct sb_classify_params p = {
 		.now_ns = st->now_ns, .asked_ns = st->asked_ns,
 		.heartbeat_s = sb_spec_heartbeat(g->b->spec), .settle_s = g->o->settle_s,
+		.storage_lag_s = st->storage_lag_s, .kill_wait_s = g->b->kill_wait,
+		.made_ns = g->b->created_ns,
 	};
+	const struct sb_spec_checkpoint *ck = sb_spec_checkpoint(g->b->spec);
+	struct sb_verdict uv = { 0 };
+	const char *unseen = NULL;
 	size_t c, i;
 
+	/* a child with no attempt yet, as a run with no submission record */
+	if (sb_classify_unseen_submit(&p, &uv)) {
+		unseen = sb_intern(&st->texts, uv.reason);
+		sb_verdict_release(&uv);
+		if (unseen == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
+	p.requeue_on = ck ? ck->requeue_on : 0;
 	for (c = 0; c < st->n; c++) {
 		struct sb_child_status *ch = &st->children[c];
 		for (i = 0; i < ch->nattempts; i++)
@@ -84,6 +98,9 @@ int sb_status_classify(struct sb_status_gather *g, struct sb_error *err)
 			ch->cls = SB_CLASS_PENDING;
 			ch->reason = "being submitted (a submit of this benchmark is running: no job id "
 				     "recorded yet)";
+		} else if (unseen) {
+			ch->cls = SB_CLASS_PENDING;
+			ch->reason = unseen;
 		} else {
 			ch->cls = SB_CLASS_MISSING;
 			ch->reason = "never submitted";

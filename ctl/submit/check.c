@@ -22,8 +22,10 @@ static double now_s(void)
 
 bool sb_check_is_failure(enum sb_class c)
 {
+	/* partial: exit 0, but a declared result or the metrics file missing
+	 * (its reason names which): no evidence, as much as a failure */
 	return c == SB_CLASS_FAILED || c == SB_CLASS_KILLED || c == SB_CLASS_INCOMPLETE ||
-	       c == SB_CLASS_INVALID || c == SB_CLASS_INCONSISTENT;
+	       c == SB_CLASS_INVALID || c == SB_CLASS_INCONSISTENT || c == SB_CLASS_PARTIAL;
 }
 
 static bool ended(enum sb_class c)
@@ -100,23 +102,36 @@ static int report(const struct sb_status *st, struct sb_check *out)
 	return 0;
 }
 
-int sb_check_run(const struct sb_ctx *ctx, const char *dir, const size_t *first, size_t nfirst,
-		 double seconds, double interval, struct sb_check *out, struct sb_error *err)
+/* Sleeps seconds, in slices that ask the context's stop callback; -1 when
+ * it asks to stop. */
+static int nap(const struct sb_ctx *ctx, double seconds)
+{
+	while (seconds > 0) {
+		double slice = fmin(seconds, 0.25);
+		if (sb_ctx_should_stop(ctx))
+			return -1;
+		sb_sleep_s(slice);
+		seconds -= slice;
+	}
+	return sb_ctx_should_stop(ctx) ? -1 : 0;
+}
+
+int sb_check_watch(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *first, size_t nfirst,
+		   const struct sb_check_opts *w, struct sb_status **out, double *waited_s,
+		   bool *ended, struct sb_error *err)
 {
 	struct sb_status_opts o = { 0 };
 	struct sb_status *st = NULL;
 	struct sb_error last = { 0 };
-	struct sb_bench *b;
-	double t0 = now_s(), deadline;
-	int rc;
+	double t0 = now_s(), deadline = t0 + w->seconds, interval = w->interval;
+	bool backoff = interval < 0;
 
-	memset(out, 0, sizeof(*out));
-	out->seconds = seconds;
-	if (interval <= 0)
-		interval = fmin(10, fmax(1, seconds / 10));
-	deadline = t0 + seconds;
-	if ((b = sb_bench_open(dir, err)) == NULL)
-		return -1;
+	*out = NULL;
+	*ended = false;
+	if (backoff)
+		interval = 1;
+	else if (interval == 0)
+		interval = fmin(10, fmax(1, w->seconds / 10));
 	for (;;) {
 		struct sb_status *next = NULL;
 		double left;
@@ -126,7 +141,7 @@ int sb_check_run(const struct sb_ctx *ctx, const char *dir, const size_t *first,
 			sb_status_destroy(st);
 			st = next;
 			if (first_array_ended(st, first, nfirst)) {
-				out->ended_early = true;
+				*ended = true;
 				break;
 			}
 		} else if (last.code != SB_ERR_SCHEDULER) {
@@ -135,23 +150,44 @@ int sb_check_run(const struct sb_ctx *ctx, const char *dir, const size_t *first,
 		left = deadline - now_s();
 		if (left <= 0)
 			break;
-		sb_sleep_s(fmin(interval, left));
+		if (nap(ctx, fmin(interval, left)) < 0) {
+			sb_status_destroy(st);
+			*waited_s = now_s() - t0;
+			return sb_error_set(err, SB_ERR_INTERRUPTED, "the wait was asked to stop");
+		}
+		if (backoff)
+			interval = fmin(10, interval * 1.5);
 	}
-	out->waited_s = now_s() - t0;
+	*waited_s = now_s() - t0;
 	if (st == NULL) {
-		sb_bench_destroy(b);
 		if (err)
 			*err = last;
 		return -1;
 	}
-	rc = report(st, out);
+	*out = st;
+	return 0;
+}
+
+int sb_check_run(const struct sb_ctx *ctx, const char *dir, const size_t *first, size_t nfirst,
+		 double seconds, double interval, struct sb_check *out, struct sb_error *err)
+{
+	struct sb_check_opts w = { .seconds = seconds, .interval = interval };
+	struct sb_status *st = NULL;
+	struct sb_bench *b;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->seconds = seconds;
+	if ((b = sb_bench_open(dir, err)) == NULL)
+		return -1;
+	rc = sb_check_watch(ctx, b, first, nfirst, &w, &st, &out->waited_s, &out->ended_early, err);
+	if (rc == 0 && (rc = report(st, out)) < 0) {
+		sb_check_release(out);
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	}
 	sb_status_destroy(st);
 	sb_bench_destroy(b);
-	if (rc < 0) {
-		sb_check_release(out);
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	}
-	return 0;
+	return rc;
 }
 
 void sb_check_json(struct sb_json *j, const struct sb_check *c)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/fsutil.h"
+#include "base/lock.h"
 #include "submit/lane_private.h"
 #include "base/proc.h"
 #include "base/render.h"
@@ -192,7 +193,8 @@ static int lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 	const char *root = sb_ctx_root(ctx);
 	char *dir = NULL, *lock = NULL, *listp = NULL, *list = NULL;
 	size_t len = 0;
-	int fd = -1, rc = -1;
+	struct sb_lock lk = { .fd = -1 };
+	int rc = -1;
 
 	if (asprintf(&dir, "%s/%s", root, SB_LANE_DIR) < 0 ||
 	    (lock = lane_path(root, r->lane, "lock")) == NULL ||
@@ -200,7 +202,7 @@ static int lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (sb_fs_mkdirs(dir, 0755, err) < 0 || (fd = sb_fs_lock(lock, err)) < 0)
+	if (sb_fs_mkdirs(dir, 0755, err) < 0 || sb_lock_take(lock, NULL, NULL, &lk, err) < 0)
 		goto out;
 	if (access(listp, F_OK) == 0 && sb_fs_read_file(listp, LIST_MAX, &list, &len, err) < 0)
 		goto out;
@@ -217,8 +219,7 @@ static int lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 	    list_add(listp, r->submit, rc == 0 ? err : NULL) < 0 && rc == 0)
 		rc = -1;
 out:
-	if (fd >= 0)
-		close(fd);
+	sb_lock_release(&lk);
 	free(dir);
 	free(lock);
 	free(listp);
@@ -262,8 +263,10 @@ int sb_lane_submit(const struct sb_ctx *ctx, const char *spec_path,
 		size_t nfirst = 0;
 
 		if (s->njobs > 0) {
-			first = s->jobs[0].children;
-			nfirst = s->jobs[0].n;
+			/* after a smoke test that passed, the first array of the rest */
+			size_t k = s->smoke.outcome == SB_SUBMIT_SMOKE_PASSED && s->njobs > 1 ? 1 : 0;
+			first = s->jobs[k].children;
+			nfirst = s->jobs[k].n;
 		}
 		rc = sb_check_run(ctx, s->dir, first, nfirst, lo.check_seconds ? lo.check_seconds
 				  : SB_CHECK_DEFAULT_SECONDS, lo.check_interval, &r->check, err);

@@ -11,14 +11,17 @@
 
 #include "bench/bench_private.h"
 #include "base/fsutil.h"
+#include "base/lock.h"
 #include "bench/index_private.h"
 #include "bench/jobs.h"
 #include "base/proc.h"
 #include "submit/reuse.h"
+#include "submit/smoke.h"
 #include "spec/spec_private.h"
 #include "submit/submit_private.h"
 #include "bench/subm.h"
 #include "slurm/slurm_cmd.h"
+#include "proto/benchdir.h"
 #include "proto/util.h"
 #include "sbench/context.h"
 
@@ -290,10 +293,17 @@ static int submit_one(const struct sb_bench *b, const struct sb_chunks *chunks, 
 	return 0;
 }
 
-/* Submits every chunk not yet submitted, in order. */
+/* Submits every chunk of chunks->v[from..to) not yet submitted, in order,
+ * renewing lk (the benchmark's lock) as it goes; each one's job goes to
+ * res->jobs (made for every chunk at the first call).  With a throttle,
+ * a chunk depends on the one before it, from the second of the range on
+ * (the rest after a smoke test does not wait for the smoke chunk, which
+ * is over).  existed: the benchmark (or the attempt) may have been
+ * submitted before without a record this process can see, so a chunk
+ * with none is looked up by name first. */
 static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
-			 const struct sb_chunks *chunks, bool existed, struct sb_submit_result *res,
-			 struct sb_error *err)
+			 const struct sb_chunks *chunks, size_t from, size_t to, bool existed,
+			 struct sb_lock *lk, struct sb_submit_result *res, struct sb_error *err)
 {
 	struct sb_subm subm;
 	struct sb_subm_writer *w = NULL;
@@ -312,10 +322,9 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 	w = sb_subm_writer_create(b, &key, err);
 	if (w == NULL)
 		rc = -1;
-	res->jobs = calloc(chunks->n, sizeof(*res->jobs));
-	if (res->jobs == NULL)
+	if (res->jobs == NULL && (res->jobs = calloc(chunks->n, sizeof(*res->jobs))) == NULL)
 		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	for (k = 0; rc == 0 && k < chunks->n; k++) {
+	for (k = from; rc == 0 && k < to && k < chunks->n; k++) {
 		const struct sb_chunk *ch = &chunks->v[k];
 		const struct sb_subm_entry *done = sb_subm_find(&subm, SB_SUBM_SUBMITTED, ch->attempt, (int64_t)k);
 		const struct sb_subm_entry *intent = sb_subm_find(&subm, SB_SUBM_INTENT, ch->attempt, (int64_t)k);
@@ -323,6 +332,7 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 		char job_id[64];
 		bool recovered, now;
 
+		sb_lock_renew(lk);
 		if (done) {
 			rc = add_job(res, ch, done->job_id, done->recovered, false, err);
 			snprintf(prev, sizeof(prev), "%s", done->job_id);
@@ -345,6 +355,9 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 		snprintf(prev, sizeof(prev), "%s", job_id);
 	}
 	res->already_submitted = rc == 0 && fresh;
+	sb_subm_dups_release(res->dups, res->ndups); /* an earlier range's */
+	res->dups = NULL;
+	res->ndups = 0;
 	if (sb_subm_duplicates(&subm, &res->dups, &res->ndups, rc == 0 ? err : NULL) < 0)
 		rc = -1;
 	if (sb_subm_writer_close(w, rc == 0 ? err : NULL) < 0)
@@ -354,45 +367,202 @@ static int submit_chunks(const struct sb_ctx *ctx, const struct sb_bench *b,
 	return rc;
 }
 
-/* true when another process holds the lock of benchmark directory dir
- * (F_GETLK takes nothing, so closing the fd releases nothing of ours);
- * says so to ctx's warning callback (ctx may be NULL: silently). */
-static bool lock_is_held(const char *dir, const struct sb_ctx *ctx)
+/* ---- attempt 0 and its smoke test -------------------------------------- */
+
+/* How many children the first chunk of attempt 0 holds as prepared (its
+ * task map) into *first, 0 when attempt 0 is not prepared; -1 when the
+ * map is there but cannot be read (the layout must not be guessed). */
+static int prepared_first(const struct sb_bench *b, size_t *first, struct sb_error *err)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char path[PATH_MAX];
-	int fd;
+	size_t *c = NULL;
+
+	*first = 0;
+	if (b->dir == NULL || sb_bdir_chunk(path, sizeof(path), b->dir, 0, 0, "map") < 0 ||
+	    access(path, F_OK) != 0)
+		return 0;
+	if (sb_jobs_map_children(path, &c, first, err) < 0)
+		return -1;
+	free(c);
+	return 0;
+}
+
+/* Attempt 0's chunks for children all[0..n): as the submit that prepared
+ * it laid them out (*prepared), else with chunk 0 holding the first child
+ * alone when smoke asks for a smoke test.  *smoke_layout: chunk 0 holds
+ * one child of several (which a MaxArraySize of 1 does for any layout: no
+ * smoke test can be told apart there, and none is taken). */
+static int layout_attempt0(const struct sb_bench *b, const size_t *all, size_t n,
+			   const struct sb_attempt_settings *set, bool smoke, struct sb_chunks *chunks,
+			   bool *prepared, bool *smoke_layout, struct sb_error *err)
+{
+	size_t per = (size_t)b->max_array_size, first;
+
+	if (prepared_first(b, &first, err) < 0)
+		return -1;
+	*prepared = first > 0;
+	if (first == 0)
+		first = smoke && n > 1 && per > 1 ? 1 : per;
+	*smoke_layout = first == 1 && n > 1 && per > 1;
+	return sb_jobs_layout_first(b, 0, all, n, first, set, chunks, err);
+}
+
+/* The children of chunks->v[from..) that have no submitted record: *held. */
+static int unsubmitted(const struct sb_bench *b, const struct sb_chunks *chunks, size_t from,
+		       size_t *held, struct sb_error *err)
+{
+	struct sb_subm subm;
+	size_t k;
+
+	*held = 0;
+	if (sb_subm_read_own(b, &subm, err) < 0)
+		return -1;
+	for (k = from; k < chunks->n; k++)
+		if (!sb_subm_find(&subm, SB_SUBM_SUBMITTED, chunks->v[k].attempt, (int64_t)k))
+			*held += chunks->v[k].n;
+	sb_subm_release(&subm);
+	return 0;
+}
+
+static int smoke_skipped(struct sb_submit_result *res, const char *why, struct sb_error *err)
+{
+	res->smoke.outcome = SB_SUBMIT_SMOKE_SKIPPED;
+	res->smoke.child = -1;
+	if ((res->smoke.reason = strdup(why)) == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+static bool any_now(const struct sb_submit_result *res, size_t from)
+{
+	for (size_t i = from; i < res->njobs; i++)
+		if (res->jobs[i].submitted_now)
+			return true;
+	return false;
+}
+
+static int lock_bench(const struct sb_bench *b, const struct sb_ctx *ctx, bool *waited,
+		      struct sb_lock *lk, struct sb_error *err);
+
+/* Submits attempt 0 (under the benchmark's lock lk, its jobs written).  A
+ * smoke layout submits its chunk 0 first; with opts->smoke, then waits for
+ * its child and submits the other chunks only when it succeeded
+ * (docs/sbctl-submit.md, "SMOKE TEST"); without, submits the rest at once
+ * (a plain resume of a smoke test's benchmark, said in a note).  A smoke
+ * test that cannot be held is skipped.
+ *
+ * The lock is released while the smoke test waits and taken again after:
+ * the status that watches the child opens the lock file, and closing it
+ * would drop this process's fcntl lock anyway (POSIX record locks belong
+ * to the process and file, not to the descriptor); the records read again
+ * under the lock say what another submit did meanwhile. */
+static int submit_attempt0(const struct sb_ctx *ctx, const struct sb_bench *b,
+			   const struct sb_chunks *chunks, bool existed, bool prepared,
+			   bool smoke_layout, struct sb_lock *lk, const char *spec_path,
+			   const struct sb_submit_opts *opts, struct sb_submit_result *res,
+			   struct sb_error *err)
+{
+	bool smoke = opts && opts->smoke;
+	size_t held = 0, child;
+	int rc;
+
+	res->smoke.layout = smoke_layout;
+	if (!smoke_layout) {
+		if (smoke && smoke_skipped(res, chunks->n == 1 && chunks->v[0].n == 1
+					   ? "one child to submit: nothing to hold back (--check watches it)"
+					   : prepared ? "attempt 0 was laid out without a smoke test by an earlier "
+					   "submit: nothing is held back" : "a MaxArraySize of 1 runs every child "
+					   "alone: no smoke test can be held", err) < 0)
+			return -1;
+		return submit_chunks(ctx, b, chunks, 0, chunks->n, existed, lk, res, err);
+	}
+	child = chunks->v[0].children[0];
+	if (submit_chunks(ctx, b, chunks, 0, 1, existed, lk, res, err) < 0)
+		return -1;
+	if (!smoke) {
+		rc = submit_chunks(ctx, b, chunks, 1, chunks->n, existed, lk, res, err);
+		if (any_now(res, 1))
+			sb_ctx_warn(ctx, "note: the children a smoke test held back (after child %zu) are "
+				    "submitted now, without waiting for child %zu (--smoke waits for it)",
+				    child, child);
+		res->already_submitted = rc == 0 && !any_now(res, 0);
+		return rc;
+	}
+	if ((spec_path && (res->smoke.spec = strdup(spec_path)) == NULL))
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if (unsubmitted(b, chunks, 1, &held, err) < 0)
+		return -1;
+	if (held == 0) {
+		if (smoke_skipped(res, "every child was submitted before: nothing to hold back", err) < 0)
+			return -1;
+		res->smoke.child = (int64_t)child;
+		rc = submit_chunks(ctx, b, chunks, 1, chunks->n, existed, lk, res, err);
+		res->already_submitted = rc == 0 && !any_now(res, 0);
+		return rc;
+	}
+	res->already_submitted = false;
+	sb_lock_release(lk);
+	rc = sb_smoke_wait(ctx, b->dir, child, opts->smoke_seconds > 0 ? opts->smoke_seconds
+			   : SB_SUBMIT_SMOKE_DEFAULT_S, &res->smoke, err);
+	if (rc < 0 || res->smoke.outcome != SB_SUBMIT_SMOKE_PASSED) {
+		res->smoke.held = held;
+		if (rc < 0)
+			sb_error_prefix(err, "the smoke test's child %zu could not be watched, so the other "
+					"%zu children are not submitted", child, held);
+		return rc;
+	}
+	if (lock_bench(b, ctx, &res->waited, lk, err) < 0)
+		return -1;
+	/* the lock was free while it waited: on shared storage, another
+	 * node's submit of the rest may have no record this node sees yet,
+	 * so each chunk is looked up by name first */
+	return submit_chunks(ctx, b, chunks, 1, chunks->n, existed || sb_fs_shared(b->dir, NULL), lk,
+			     res, err);
+}
+
+struct lock_waiter {
+	const struct sb_ctx *ctx; /* may be NULL: silently */
+	bool *waited;
+};
+
+/* sb_lock_wait_fn: says to the context's warning callback whom the submit
+ * waits for, once */
+static void waiting_for(void *arg, const char *holder)
+{
+	struct lock_waiter *w = arg;
+
+	if (!*w->waited)
+		sb_ctx_warn(w->ctx, "another sbctl (%s) is submitting this benchmark; waiting for it "
+			    "to finish", holder);
+	*w->waited = true;
+}
+
+/* true when another process holds the lock of benchmark directory dir,
+ * said as waiting_for says it */
+static bool lock_is_held(const char *dir, const struct sb_ctx *ctx, bool *waited)
+{
+	struct lock_waiter w = { ctx, waited };
+	char path[PATH_MAX], holder[512];
 
 	if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path) ||
-	    (fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	    sb_lock_held(path, holder, sizeof(holder)) != 1)
 		return false;
-	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK) {
-		close(fd);
-		return false;
-	}
-	close(fd);
-	if (fl.l_pid > 0)
-		sb_ctx_warn(ctx, "another sbctl (pid %ld) is submitting this benchmark; "
-			    "waiting for it to finish", (long)fl.l_pid);
-	else
-		sb_ctx_warn(ctx, "another sbctl is submitting this benchmark; waiting for it "
-			    "to finish");
+	waiting_for(&w, holder);
 	return true;
 }
 
-/* Takes the benchmark's lock (fcntl, see sb_fs_lock), saying to ctx's
- * warning callback (ctx may be NULL: silently) whom it waits for (*waited
- * set) when another sbctl holds it; the fd, or -1. */
+/* Takes the benchmark's lock (base/lock.h: across the nodes that share the
+ * directory), saying whom it waits for (*waited set) when another sbctl
+ * holds it; 0 or -1. */
 static int lock_bench(const struct sb_bench *b, const struct sb_ctx *ctx, bool *waited,
-		      struct sb_error *err)
+		      struct sb_lock *lk, struct sb_error *err)
 {
+	struct lock_waiter w = { ctx, waited };
 	char path[PATH_MAX];
 
 	if (sb_bench_path(b, "lock", path, sizeof(path), err) < 0)
 		return -1;
-	if (!*waited)
-		*waited = lock_is_held(b->dir, ctx);
-	return sb_fs_lock(path, err);
+	return sb_lock_take(path, waiting_for, &w, lk, err);
 }
 
 static int index_bench(const struct sb_ctx *ctx, const struct sb_bench *b)
@@ -618,16 +788,10 @@ int sb_submit_attempt0_children(const struct sb_bench *b, size_t **children, siz
 				size_t *reused, struct sb_error *err)
 {
 	struct sb_subm subm;
-	struct sb_key key;
 	size_t i, k = 0;
 
-	if (sb_bench_load_key(b, &key, err) < 0)
+	if (sb_subm_read_own(b, &subm, err) < 0)
 		return -1;
-	if (sb_subm_read(b, &key, &subm, err) < 0) {
-		sb_key_cleanse(&key);
-		return -1;
-	}
-	sb_key_cleanse(&key);
 	free(*children);
 	if ((*children = malloc((b->children ? b->children : 1) * sizeof(**children))) == NULL) {
 		sb_subm_release(&subm);
@@ -661,7 +825,8 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		       const struct sb_submit_opts *opts, const char *lane,
 		       struct sb_submit_result *res, struct sb_error *err)
 {
-	bool dry_run = opts && opts->dry_run;
+	bool dry_run = opts && opts->dry_run, smoke = opts && opts->smoke, prepared = false;
+	bool smoke_layout = false;
 	struct sb_provenance prov;
 	struct sb_slurm_config cfg;
 	struct sb_error warn = { 0 };
@@ -706,8 +871,11 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		free(spec_dir);
 		return -1;
 	}
-	if (opts && opts->reuse_from && !opts->no_reuse &&
-	    sb_reuse_check_code(ctx, opts->reuse_from, plan, err) < 0) {
+	/* the program found, the files under {spec_dir} there: refused (or
+	 * warned about) before anything is made */
+	if (sb_submit_check_command(ctx, plan, err) < 0 ||
+	    (opts && opts->reuse_from && !opts->no_reuse &&
+	     sb_reuse_check_code(ctx, opts->reuse_from, plan, err) < 0)) {
 		sb_plan_destroy(plan);
 		sb_spec_destroy(spec);
 		free(source);
@@ -753,7 +921,8 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		char *other = copy_elsewhere(ctx, sb_plan_benchmark_digest_hex(plan), guess);
 		int made = 0;
 		/* creating the directory takes the lock too: look before */
-		res->waited = guess && lock_is_held(other ? other : guess, ctx);
+		if (guess)
+			lock_is_held(other ? other : guess, ctx, &res->waited);
 		free(guess);
 		bn.spec_dir = spec_dir;
 		if (other != NULL) {
@@ -805,8 +974,10 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		if (!(opts && opts->no_reuse) && access(b->dir, F_OK) != 0 &&
 		    dry_run_reuse(ctx, b, opts ? opts->reuse_from : NULL, all, &n, &res->reused, err) < 0)
 			goto out;
-		if (n > 0 && sb_jobs_layout(b, 0, all, n, NULL, &chunks, err) < 0)
+		if (n > 0 && layout_attempt0(b, all, n, NULL, smoke, &chunks, &prepared, &smoke_layout,
+					     err) < 0)
 			goto out;
+		res->smoke.layout = n > 0 && smoke_layout;
 		res->nchunks = chunks.n;
 		keep_dry_run(res, &b, &chunks, &agent);
 		rc = 0;
@@ -817,8 +988,8 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		 * then finds every chunk submitted (already_submitted, with the
 		 * other's job ids) or resumes what the other left */
 		struct sb_attempt_settings set = { 0 };
-		int lock = lock_bench(b, ctx, &res->waited, err);
-		if (lock < 0)
+		struct sb_lock lock;
+		if (lock_bench(b, ctx, &res->waited, &lock, err) < 0)
 			goto out;
 		/* what the benchmark reuses is decided by the first submit that
 		 * records anything: one interrupted while it looked for children
@@ -839,18 +1010,21 @@ static int submit_spec(const struct sb_ctx *ctx, const char *spec_path,
 		if (rc == 0)
 			rc = sb_submit_attempt0_children(b, &all, &n, &res->reused, err);
 		if (rc == 0 && n > 0)
-			rc = sb_jobs_layout(b, 0, all, n, &set, &chunks, err);
+			rc = layout_attempt0(b, all, n, &set, smoke, &chunks, &prepared, &smoke_layout, err);
 		sb_settings_release(&set);
 		res->nchunks = chunks.n;
 		if (rc == 0 && n > 0) {
 			res->resumable = true;
 			rc = sb_jobs_write(b, &chunks, agent, err);
 			if (rc == 0)
-				rc = submit_chunks(ctx, b, &chunks, existed, res, err);
+				rc = submit_attempt0(ctx, b, &chunks, existed, prepared, smoke_layout, &lock,
+						     spec_path, opts, res, err);
 		} else if (rc == 0) {
 			res->already_submitted = existed; /* every child is reused */
+			if (smoke)
+				rc = smoke_skipped(res, "every child is reused: nothing to submit", err);
 		}
-		close(lock);
+		sb_lock_release(&lock);
 	}
 out:
 	sb_chunks_release(&chunks);
@@ -954,9 +1128,11 @@ static int attempt_settings(const struct sb_bench *b, const struct sb_subm *subm
  * The chunks' settings are the attempt's; with time (not NULL), a new
  * attempt, or a resumed one none of whose arrays may have been accepted,
  * gets that time limit (*record: its settings are to be recorded); a
- * resumed attempt with an array accepted keeps its own (*time_kept). */
+ * resumed attempt with an array accepted keeps its own (*time_kept).
+ * keep0: attempt 0 is a smoke test's, held back for sbctl submit, and is
+ * never resumed here. */
 static int rerun_chunks(struct sb_bench *b, const struct sb_subm *subm, const size_t *children,
-			size_t n, bool dry_run, const char *time, struct sb_chunks *chunks,
+			size_t n, bool dry_run, const char *time, bool keep0, struct sb_chunks *chunks,
 			bool *resumed, bool *record, bool *time_kept, struct sb_error *err)
 {
 	int64_t last = sb_jobs_last_attempt(b);
@@ -995,8 +1171,10 @@ static int rerun_chunks(struct sb_bench *b, const struct sb_subm *subm, const si
 			if (!dry_run && sb_jobs_discard_attempt(b, last, err) < 0)
 				return -1;
 			last--;
-		} else if (!complete) {
-			*resumed = true; /* an interrupted submit or rerun comes first */
+		} else if (!complete && !(keep0 && last == 0)) {
+			/* an interrupted submit or rerun comes first (never an
+			 * attempt 0 that a smoke test holds back: keep0) */
+			*resumed = true;
 			*time_kept = time && !*record;
 			return 0;
 		} else {
@@ -1031,33 +1209,103 @@ static int record_settings(const struct sb_bench *b, const struct sb_chunks *chu
 	return rc;
 }
 
+/* The children that attempt 0's smoke test holds back: attempt 0 laid out
+ * with a smoke chunk (chunk 0 holds one child of several) and not fully
+ * submitted.  The children of its chunks without a submitted record are
+ * for `sbctl submit` (which, with --smoke, submits them once the smoke
+ * child succeeded), never for a rerun.  *held gets b->children flags
+ * (malloc'd; NULL when none is held) and *nheld how many are set. */
+static int smoke_held(const struct sb_bench *b, const struct sb_subm *subm, bool **held,
+		      size_t *nheld, size_t *smoke_child, struct sb_error *err)
+{
+	struct sb_chunks c0 = { 0 };
+	enum sb_jobs_found found;
+	size_t k, t, first;
+	int rc = 0;
+
+	*held = NULL;
+	*nheld = 0;
+	/* the first map alone tells a smoke layout: the others only then */
+	if (prepared_first(b, &first, err) < 0)
+		return -1;
+	if (first != 1 || b->max_array_size <= 1)
+		return 0;
+	if (sb_jobs_read_attempt(b, 0, NULL, &c0, &found, err) < 0)
+		return -1;
+	if (found != SB_JOBS_PREPARED || c0.n < 2) {
+		sb_chunks_release(&c0);
+		return 0;
+	}
+	*smoke_child = c0.v[0].children[0];
+	for (k = 0; rc == 0 && k < c0.n; k++) {
+		if (sb_subm_find(subm, SB_SUBM_SUBMITTED, 0, (int64_t)k))
+			continue;
+		if (*held == NULL && (*held = calloc(b->children, sizeof(**held))) == NULL) {
+			rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		for (t = 0; t < c0.v[k].n; t++)
+			if (c0.v[k].children[t] < b->children && !(*held)[c0.v[k].children[t]]) {
+				(*held)[c0.v[k].children[t]] = true;
+				(*nheld)++;
+			}
+	}
+	sb_chunks_release(&c0);
+	return rc;
+}
+
 int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const size_t *children,
 			     size_t n, const struct sb_rerun_opts *opts, struct sb_submit_result *res,
 			     struct sb_error *err)
 {
-	bool *resumed = &res->resumed, dry_run = opts && opts->dry_run, record, kept;
+	bool *resumed = &res->resumed, dry_run = opts && opts->dry_run, record, kept_time;
 	const char *time = opts ? opts->time : NULL;
+	size_t nheld = 0, *kept = NULL, nkept = 0, smoke_child = 0;
+	bool *held = NULL;
 	struct sb_chunks chunks = { 0 };
 	struct sb_subm subm = { 0 };
 	struct sb_key key;
 	char *agent;
-	int lock = -1, rc = -1;
+	struct sb_lock lock = { .fd = -1 };
+	int rc = -1;
 
 	*resumed = false;
 	if (result_header(res, b, err) < 0 || (agent = sb_jobs_agent_path(ctx, err)) == NULL)
 		return -1;
 	res->dry_run = dry_run;
-	if (!dry_run && (lock = lock_bench(b, NULL, &res->waited, err)) < 0)
+	if (!dry_run && lock_bench(b, NULL, &res->waited, &lock, err) < 0)
 		goto out;
 	if (sb_bench_load_key(b, &key, err) < 0)
 		goto out;
 	rc = sb_subm_read(b, &key, &subm, err);
 	sb_key_cleanse(&key);
-	if (rc < 0 || (rc = rerun_chunks(b, &subm, children, n, dry_run, time, &chunks, resumed,
-					 &record, &kept, err)) < 0)
+	if (rc == 0)
+		rc = smoke_held(b, &subm, &held, &nheld, &smoke_child, err);
+	if (rc == 0 && nheld > 0) {
+		/* the children a smoke test holds back are submitted by sbctl
+		 * submit, in attempt 0, never twice */
+		size_t i, dropped = 0;
+		if ((kept = malloc((n ? n : 1) * sizeof(*kept))) == NULL)
+			rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		for (i = 0; rc == 0 && i < n; i++) {
+			if (children[i] < b->children && held[children[i]])
+				dropped++;
+			else
+				kept[nkept++] = children[i];
+		}
+		if (rc == 0 && dropped > 0)
+			sb_ctx_warn(ctx, "note: %zu of the children chosen %s held back by the smoke test of "
+				    "child %zu and never submitted: 'sbctl submit' of the spec submits them in "
+				    "attempt 0 (with --smoke once child %zu succeeded), not a rerun", dropped,
+				    dropped == 1 ? "is" : "are", smoke_child, smoke_child);
+		children = kept;
+		n = nkept;
+	}
+	if (rc < 0 || (rc = rerun_chunks(b, &subm, children, n, dry_run, time, nheld > 0, &chunks,
+					 resumed, &record, &kept_time, err)) < 0)
 		goto out;
 	rc = -1;
-	if (kept)
+	if (kept_time)
 		sb_ctx_warn(ctx, "--time %s is not used now: attempt %" PRId64 " was resumed with its own "
 			    "settings (some of its arrays were accepted); the next rerun uses it", time,
 			    chunks.n ? chunks.v[0].attempt : 0);
@@ -1076,14 +1324,17 @@ int sb_submit_rerun_children(const struct sb_ctx *ctx, struct sb_bench *b, const
 	}
 	res->resumable = true;
 	if ((!record || record_settings(b, &chunks, err) == 0) && sb_jobs_write(b, &chunks, agent, err) == 0)
-		rc = submit_chunks(ctx, b, &chunks, false, res, err);
+		/* on shared storage another node's rerun of the same attempt may
+		 * have no record this node sees yet: its jobs are looked up */
+		rc = submit_chunks(ctx, b, &chunks, 0, chunks.n, sb_fs_shared(b->dir, NULL), &lock, res, err);
 	res->already_submitted = false;
 out:
-	if (lock >= 0)
-		close(lock);
+	sb_lock_release(&lock);
 	sb_subm_release(&subm);
 	sb_chunks_release(&chunks);
 	free(agent);
+	free(held);
+	free(kept);
 	return rc;
 }
 

@@ -17,33 +17,17 @@
  * rerun, or a list that names none. */
 static int parse_classes(const char *classes, bool want[SB_CLASS_COUNT], struct sb_error *err)
 {
-	const char *p = classes;
-	size_t named = 0;
+	unsigned mask;
+	int k;
 
-	memset(want, 0, SB_CLASS_COUNT * sizeof(*want));
-	while (p && *p) {
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; len && k < SB_CLASS_COUNT; k++) {
-			const char *name = sb_class_name((enum sb_class)k);
-			if (strlen(name) == len && !strncmp(p, name, len))
-				break;
-		}
-		if (len && (k == SB_CLASS_COUNT || k == SB_CLASS_SUCCEEDED || k == SB_CLASS_RUNNING ||
-			    k == SB_CLASS_PENDING))
-			return sb_error_set(err, SB_ERR_INPUT, "'%.*s' %s", (int)len, p,
-					    k == SB_CLASS_COUNT ? "is not a class"
-					    : "cannot be rerun (only children that are over and did not succeed can)");
-		if (len) {
-			want[k] = true;
-			named++;
-		}
-		p += len + (p[len] == ',');
+	if (sb_class_mask_parse(classes ? classes : "", &mask, err) < 0) /* names a did-you-mean */
+		return -1;
+	for (k = 0; k < SB_CLASS_COUNT; k++) {
+		want[k] = mask & (1u << k);
+		if (want[k] && (k == SB_CLASS_SUCCEEDED || k == SB_CLASS_RUNNING || k == SB_CLASS_PENDING))
+			return sb_error_set(err, SB_ERR_INPUT, "'%s' cannot be rerun (only children that are "
+					    "over and did not succeed can)", sb_class_name((enum sb_class)k));
 	}
-	if (named == 0)
-		return sb_error_set(err, SB_ERR_INPUT, "no class to rerun: name one or more of failed, "
-				    "killed, stopped, incomplete, stale, missing, partial, inconsistent, invalid");
 	return 0;
 }
 

@@ -2,9 +2,11 @@
  * (include/sbench/submit.h, docs/sbctl-submit.md, docs/sbctl-rerun.md). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slurm/slurm_cmd.h"
 #include "submit/submit_private.h"
@@ -12,9 +14,13 @@
 #include "sbench/submit.h"
 
 /* "0-11" or "0,2,5" style text of a child list, shortened for people. */
+/* "child 4", "children 0-11", "children 1,3,8" (the first eight, then ",...") */
 static void print_children(FILE *out, const size_t *c, size_t n)
 {
-	if (n > 0 && c[n - 1] - c[0] == n - 1)
+	fputs(n == 1 ? "child " : "children ", out);
+	if (n == 1)
+		fprintf(out, "%zu", c[0]);
+	else if (n > 0 && c[n - 1] - c[0] == n - 1)
 		fprintf(out, "%zu-%zu", c[0], c[n - 1]);
 	else
 		for (size_t i = 0; i < n && i < 8; i++)
@@ -102,6 +108,31 @@ static void json_submit(struct sb_json *j, const struct sb_submit_result *r)
 		sb_json_obj_end(j);
 	}
 	sb_json_arr_end(j);
+	if (r->kind == SB_SUBMIT_KIND_SUBMIT && r->smoke.outcome != SB_SUBMIT_SMOKE_NONE) {
+		const struct sb_submit_smoke_state *m = &r->smoke;
+		sb_json_key(j, "smoke");
+		sb_json_obj_begin(j);
+		sb_json_key(j, "outcome");
+		sb_json_str(j, sb_submit_smoke_name(m->outcome));
+		sb_json_key(j, "child");
+		if (m->child >= 0)
+			sb_json_int(j, m->child);
+		else
+			sb_json_null(j);
+		sb_json_key(j, "class");
+		sb_json_str(j, m->cls);
+		sb_json_key(j, "reason");
+		sb_json_str(j, m->reason);
+		sb_json_key(j, "stderr_tail");
+		sb_json_str(j, m->stderr_tail);
+		sb_json_key(j, "seconds");
+		sb_json_double(j, m->seconds);
+		sb_json_key(j, "waited_s");
+		sb_json_double(j, round(m->waited_s * 1000) / 1000);
+		sb_json_key(j, "held_back");
+		sb_json_uint(j, m->held);
+		sb_json_obj_end(j);
+	}
 	sb_json_obj_end(j);
 }
 
@@ -130,23 +161,28 @@ static void json_cancel(struct sb_json *j, const struct sb_submit_result *r)
 /* The text of a dry run (`sbctl submit --dry-run`): the attempt, then each
  * chunk's sbatch command line, batch script and task map. */
 static void print_dry_run(FILE *out, const struct sb_bench *b, const struct sb_chunks *chunks,
-			  const char *agent)
+			  const char *agent, bool smoke_layout)
 {
 	size_t k, t, n = 0;
 
 	for (k = 0; k < chunks->n; k++)
 		n += chunks->v[k].n;
-	fprintf(out, "benchmark %s (%s), attempt %" PRId64 ": %zu children in %zu job array%s\n",
-		b->name, b->digest, chunks->n ? chunks->v[0].attempt : 0, n, chunks->n,
-		chunks->n == 1 ? "" : "s");
-	fprintf(out, "directory %s (not created: --dry-run)\n", b->dir);
+	fprintf(out, "benchmark %s (%s), attempt %" PRId64 ": %zu child%s in %zu job array%s\n",
+		b->name, b->digest, chunks->n ? chunks->v[0].attempt : 0, n, n == 1 ? "" : "ren",
+		chunks->n, chunks->n == 1 ? "" : "s");
+	/* a rerun's (or a second submit's) directory is there already */
+	fprintf(out, "directory %s (%s: --dry-run)\n", b->dir,
+		access(b->dir, F_OK) == 0 ? "exists, nothing written" : "not created");
 	for (k = 0; k < chunks->n; k++) {
 		const struct sb_chunk *ch = &chunks->v[k];
-		char **argv = sb_jobs_sbatch_argv(b, chunks, ch, k > 0 && chunks->set.throttle > 0
-						  ? "<job id of chunk before>" : NULL, NULL);
+		/* after a smoke test's chunk, the next one does not wait for it */
+		char **argv = sb_jobs_sbatch_argv(b, chunks, ch, k > (smoke_layout ? 1u : 0u) &&
+						  chunks->set.throttle > 0 ? "<job id of chunk before>"
+						  : NULL, NULL);
 		char *script = sb_jobs_script(b, ch, agent);
 
-		fprintf(out, "\n== chunk %zu: %s\n$", k, ch->script);
+		fprintf(out, "\n== chunk %zu%s: %s\n$", k, smoke_layout && k == 0 ? " (the smoke test: "
+			"the other chunks are submitted once its child succeeded)" : "", ch->script);
 		for (char **p = argv; p && *p; p++)
 			fprintf(out, " %s", *p);
 		fprintf(out, "\n-- %s\n%s-- task -> child:", ch->script, script ? script : "");
@@ -178,7 +214,7 @@ static void text_jobs(FILE *out, const struct sb_submit_result *r)
 			now, now == 1 ? "" : "s", r->njobs - now);
 	for (i = 0; i < r->njobs; i++) {
 		const struct sb_submit_job *j = &r->jobs[i];
-		fprintf(out, "  job %-10s array %-12s children ", j->job_id, j->array);
+		fprintf(out, "  job %-10s array %-12s ", j->job_id, j->array);
 		print_children(out, j->children, j->n);
 		fputs(j->recovered ? "  (found by name after an interrupted sbatch)\n"
 		      : !j->submitted_now && !r->already_submitted ? "  (submitted before)\n" : "\n", out);
@@ -189,12 +225,58 @@ static void text_jobs(FILE *out, const struct sb_submit_result *r)
 	fprintf(out, "directory %s\n", r->dir);
 }
 
+/* The smoke test's lines (docs/sbctl-submit.md, "SMOKE TEST"). */
+static void text_smoke(FILE *out, const struct sb_submit_result *r)
+{
+	const struct sb_submit_smoke_state *m = &r->smoke;
+	const char *spec = m->spec ? m->spec : "SPEC";
+
+	switch (m->outcome) {
+	case SB_SUBMIT_SMOKE_NONE:
+		return;
+	case SB_SUBMIT_SMOKE_SKIPPED:
+		fprintf(out, "smoke test: skipped, %s\n", m->reason ? m->reason : "");
+		return;
+	case SB_SUBMIT_SMOKE_PASSED:
+		fprintf(out, "smoke test: child %" PRId64 " succeeded after %.0f s; the other children "
+			"are submitted\n", m->child, m->waited_s);
+		return;
+	case SB_SUBMIT_SMOKE_FAILED:
+		fprintf(out, "smoke test: FAILED after %.0f s: child %" PRId64 " is %s: %s\n", m->waited_s,
+			m->child, m->cls ? m->cls : "?", m->reason ? m->reason : "");
+		break;
+	case SB_SUBMIT_SMOKE_TIMEOUT:
+		fprintf(out, "smoke test: NOT OVER after %.0f s: child %" PRId64 " is still %s%s%s\n",
+			m->waited_s, m->child, m->cls ? m->cls : "?", m->reason && m->reason[0] ? ": " : "",
+			m->reason ? m->reason : "");
+		break;
+	}
+	if (m->stderr_tail) {
+		char *copy = strdup(m->stderr_tail), *save = NULL;
+		for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(out, "      | %.200s\n", line);
+		free(copy);
+	}
+	fprintf(out, "  the other %zu child%s %s not submitted; ", m->held, m->held == 1 ? "" : "ren",
+		m->held == 1 ? "is" : "are");
+	if (m->outcome == SB_SUBMIT_SMOKE_TIMEOUT)
+		fprintf(out, "'sbctl submit %s --smoke' waits for child %" PRId64 " again, ", spec, m->child);
+	else
+		fprintf(out, "after 'sbctl rerun %s --only %s' (a fix outside the spec), 'sbctl submit %s "
+			"--smoke' waits for child %" PRId64 " again; ", r->name, m->cls ? m->cls : "failed",
+			spec, m->child);
+	fprintf(out, "'sbctl submit %s' submits them without waiting\n", spec);
+}
+
 static void text(FILE *out, const struct sb_submit_result *r)
 {
 	if (r->dry_run) {
-		/* a rerun that finds nothing to do shows nothing */
 		if (r->dry_chunks.n > 0)
-			print_dry_run(out, r->dry_bench, &r->dry_chunks, r->dry_agent);
+			print_dry_run(out, r->dry_bench, &r->dry_chunks, r->dry_agent, r->smoke.layout);
+		else if (r->kind == SB_SUBMIT_KIND_RERUN && r->reused == 0)
+			fprintf(out, "no child of %s is %s: nothing to rerun (--dry-run)\n", r->name,
+				r->classes ? r->classes : "");
 		if (r->reused > 0)
 			fprintf(out, "%s%zu child%s proven in earlier benchmarks would be reused, not "
 				"submitted\n", r->dry_chunks.n > 0 ? "\n" : "", r->reused,
@@ -204,6 +286,7 @@ static void text(FILE *out, const struct sb_submit_result *r)
 	switch (r->kind) {
 	case SB_SUBMIT_KIND_SUBMIT:
 		text_jobs(out, r);
+		text_smoke(out, r);
 		break;
 	case SB_SUBMIT_KIND_RERUN:
 		if (r->resumed)

@@ -22,6 +22,9 @@ void sb_submit_result_release(struct sb_submit_result *res)
 	sb_bench_destroy(res->dry_bench);
 	sb_chunks_release(&res->dry_chunks);
 	free(res->dry_agent);
+	free(res->smoke.reason);
+	free(res->smoke.stderr_tail);
+	free(res->smoke.spec);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -185,4 +188,48 @@ bool sb_submit_result_settings_taken(const struct sb_submit_result *res)
 size_t sb_submit_result_reused(const struct sb_submit_result *res)
 {
 	return res->reused;
+}
+
+/* ---- the smoke test --------------------------------------------------- */
+
+enum sb_submit_smoke sb_submit_result_smoke(const struct sb_submit_result *res)
+{
+	return res->smoke.outcome;
+}
+
+const char *sb_submit_smoke_name(enum sb_submit_smoke s)
+{
+	static const char *const names[] = { "none", "passed", "failed", "timeout", "skipped" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+int64_t sb_submit_result_smoke_child(const struct sb_submit_result *res)
+{
+	return res->smoke.outcome == SB_SUBMIT_SMOKE_NONE ? -1 : res->smoke.child;
+}
+
+const char *sb_submit_result_smoke_class(const struct sb_submit_result *res)
+{
+	return res->smoke.cls;
+}
+
+const char *sb_submit_result_smoke_reason(const struct sb_submit_result *res)
+{
+	return res->smoke.reason;
+}
+
+const char *sb_submit_result_smoke_stderr_tail(const struct sb_submit_result *res)
+{
+	return res->smoke.stderr_tail;
+}
+
+double sb_submit_result_smoke_waited(const struct sb_submit_result *res)
+{
+	return res->smoke.waited_s;
+}
+
+size_t sb_submit_result_smoke_held(const struct sb_submit_result *res)
+{
+	return res->smoke.held;
 }

@@ -24,6 +24,20 @@ struct sb_submit_job {
 	bool submitted_now;     /* by this call's sbatch (else found submitted before) */
 };
 
+/* A submit's smoke test (sbench/submit.h, sb_submit_result_smoke). */
+struct sb_submit_smoke_state {
+	enum sb_submit_smoke outcome;
+	bool layout;            /* attempt 0's chunk 0 holds the smoke child alone */
+	int64_t child;          /* -1: none */
+	const char *cls;        /* its class's name when last seen (static), or NULL */
+	char *reason;           /* its reason; why it was skipped */
+	char *stderr_tail;
+	double seconds;         /* how long it was to be waited for */
+	double waited_s;
+	size_t held;            /* children not submitted because of it */
+	char *spec;             /* the spec path, for what to run next */
+};
+
 enum sb_submit_kind { SB_SUBMIT_KIND_SUBMIT, SB_SUBMIT_KIND_RERUN, SB_SUBMIT_KIND_CANCEL };
 
 /* The result of sb_submit, sb_rerun and sb_cancel (include/sbench/submit.h). */
@@ -51,6 +65,7 @@ struct sb_submit_result {
 	size_t reused;          /* submit: children reused from earlier benchmarks */
 	bool settings_taken;    /* submit: the benchmark took the spec's new sbatch
 				 * settings (none of its arrays was accepted) */
+	struct sb_submit_smoke_state smoke; /* submit: the smoke test */
 	struct sb_subm_dup *dups; /* chunks submitted more than once (sb_subm_duplicates) */
 	size_t ndups;
 	/* a dry run: what would be submitted (rendered by sb_submit_render) */

@@ -153,8 +153,11 @@ int sb_watch_event_text(const struct sb_watch *w, const struct sb_watch_event *e
 
 	switch (ev->kind) {
 	case SB_WATCH_RECORD:
-		fprintf(out, "child %" PRId64 " attempt %" PRId64 "%s: ", ev->rec->id.child,
-			ev->rec->id.attempt, ev->live ? "" : " (file)");
+		if (ev->rec->id.child < 0) /* a record of the benchmark's own (a submission) */
+			fprintf(out, "benchmark%s: ", ev->live ? "" : " (file)");
+		else
+			fprintf(out, "child %" PRId64 " attempt %" PRId64 "%s: ", ev->rec->id.child,
+				ev->rec->id.attempt, ev->live ? "" : " (file)");
 		sb_logview_human_record(out, ev->rec);
 		break;
 	case SB_WATCH_BAD_FRAME:
@@ -204,8 +207,9 @@ int sb_watch_render_view(const struct sb_watch *w, FILE *out, int width,
 		width = 80;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	fprintf(out, "%s  %.12s  %zu children  %" PRIu64 " records (%zu live)\n",
+	fprintf(out, "%s  %.12s  %zu %s  %" PRIu64 " records (%zu live)\n",
 		sb_bench_name(w->bench), sb_bench_digest(w->bench), w->nchildren,
+		sb_plural(w->nchildren, "child", "children"),
 		(uint64_t)w->counts.records, w->counts.live);
 	if (w->status) {
 		bool first = true;

@@ -46,7 +46,9 @@ struct sb_analyze_opts {
 	const char *const *metrics;
 	size_t nmetrics;
 	/* Rank the groups by the mean of this metric, one of the metrics
-	 * analysed (NULL: groups in the order of their first child):
+	 * analysed (NULL: the spec's analysis.sort, "-" before the name for
+	 * descending, when it names a metric analysed; else groups in the
+	 * order of their first child):
 	 * ascending (lowest mean first), or descending when sort_desc.  Groups
 	 * without a value of the metric come last; ties keep the children's
 	 * order.  The first group is then the best. */

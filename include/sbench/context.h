@@ -26,6 +26,11 @@ struct sb_ctx;
 
 /* The default settle time, in seconds (see sb_ctx_set_settle). */
 #define SB_CTX_SETTLE_DEFAULT 10.0
+/* The storage lag (see sb_ctx_set_storage_lag): by the file system (the
+ * default), what "by the file system" gives a shared one, and the most. */
+#define SB_CTX_STORAGE_LAG_AUTO (-1.0)
+#define SB_CTX_STORAGE_LAG_SHARED 60.0
+#define SB_CTX_STORAGE_LAG_MAX 3600.0
 /* The default lookup window, in seconds (see sb_ctx_set_lookup_window),
  * and the longest one. */
 #define SB_CTX_LOOKUP_WINDOW_DEFAULT 5.0
@@ -54,6 +59,10 @@ void sb_ctx_destroy(struct sb_ctx *ctx);
  *                  when set and not empty)
  *   SB_THREADS     the threads reading and verifying logs (a whole number
  *                  from 1 to SB_CTX_THREADS_MAX, when set and not empty)
+ *   SB_STORAGE_LAG the storage lag: "auto" or seconds (when set and not
+ *                  empty)
+ *   PATH           the search path of the checks before a submit (when set;
+ *                  see sb_ctx_set_path)
  * Variables that are absent leave the current values.  -1 with
  * SB_ERR_INPUT when a value is unusable (a relative SB_AGENT, an
  * SB_LOOKUP_WINDOW that is not a number of seconds from 0 to
@@ -86,6 +95,18 @@ const char *sb_ctx_index(const struct sb_ctx *ctx);
 int sb_ctx_set_settle(struct sb_ctx *ctx, double seconds, struct sb_error *err);
 double sb_ctx_settle(const struct sb_ctx *ctx);
 
+/* How long, in seconds, what a job wrote on a compute node may take to show
+ * through the file system here (a client that caches attributes, names and
+ * directory listings: docs/shared-storage.md).  A verdict that rests on a
+ * file being absent, or on what a file looks like now, waits the settle
+ * time plus this much after the job's End.  SB_CTX_STORAGE_LAG_AUTO (the
+ * default): 0 when the benchmark directory is on a local file system,
+ * SB_CTX_STORAGE_LAG_SHARED on a shared one (NFS, Lustre, GPFS, FUSE...) or
+ * one not known to be local.  -1 with SB_ERR_INPUT for a value that is
+ * neither that nor 0 to SB_CTX_STORAGE_LAG_MAX. */
+int sb_ctx_set_storage_lag(struct sb_ctx *ctx, double seconds, struct sb_error *err);
+double sb_ctx_storage_lag(const struct sb_ctx *ctx);
+
 /* How long, in seconds, a submit that finds an sbatch of unknown outcome
  * (interrupted, killed, timed out) looks for its job by name in squeue and
  * sacct before it submits the chunk again: long enough for a submission
@@ -94,6 +115,16 @@ double sb_ctx_settle(const struct sb_ctx *ctx);
  * SB_CTX_LOOKUP_WINDOW_MAX. */
 int sb_ctx_set_lookup_window(struct sb_ctx *ctx, double seconds, struct sb_error *err);
 double sb_ctx_lookup_window(const struct sb_ctx *ctx);
+
+/* The search path (a colon-separated list of directories, as PATH) in
+ * which the checks before a submit look for the program a spec's command
+ * names by a bare name (sb_submit_check_command): the jobs inherit the
+ * submitting environment, so by default the PATH they search.  NULL (the
+ * default of a new context): not known, and such a program is not looked
+ * for.  The library runs the Slurm commands through the process's own
+ * PATH, whatever this is. */
+int sb_ctx_set_path(struct sb_ctx *ctx, const char *path, struct sb_error *err);
+const char *sb_ctx_path(const struct sb_ctx *ctx);
 
 /* How many threads status, analyze and log verification read and verify
  * logs on: 0 (the default) for one per core online, at most

@@ -1,4 +1,4 @@
-/* sbench — HMAC key files.
+/* sbench — HMAC key files (and Ed25519 key pairs for signed bundles).
  *
  * A key file holds exactly SB_KEY_LEN random bytes, mode 0600, owned by the
  * user.  The key is read from its file (O_NOFOLLOW, then fstat) and is never
@@ -27,6 +27,16 @@ struct sb_key {
 /* Writes a new random key to path with mode 0600; refuses (-1) to overwrite
  * an existing file or to follow a symlink (errno is then EEXIST or ELOOP). */
 int sb_key_generate_file(const char *path, struct sb_error *err);
+
+/* Writes a new Ed25519 key pair, as `openssl genpkey -algorithm ed25519`
+ * would: the private key to path (PEM, PKCS#8, mode 0600) and its public
+ * key to path ".pub" (PEM, SubjectPublicKeyInfo, mode 0644).  Each is
+ * written to a temporary file beside it, synced, and linked to its name,
+ * so that neither ever appears half written.  Refuses (-1, SB_ERR_INPUT) when
+ * either name exists already, even as a dangling symbolic link; on any
+ * failure neither file is left behind.  These keys sign bundles (sbctl
+ * export), not event logs. */
+int sb_key_generate_ed25519(const char *path, struct sb_error *err);
 
 /* Loads a key.  Refuses, each with its own message: a symlink, a file that is
  * not a regular file, not owned by the effective user, with any group or

@@ -18,7 +18,9 @@
 
 #include "sbench/analyze.h"
 #include "sbench/bench.h"
+#include "sbench/bundle.h"
 #include "sbench/context.h"
+#include "sbench/curves.h"
 #include "sbench/error.h"
 #include "sbench/format.h"
 #include "sbench/index.h"

@@ -144,6 +144,10 @@ const char *sb_spec_group_by(const struct sb_spec *spec, size_t i);
 bool sb_spec_has_analysis_metrics(const struct sb_spec *spec);
 size_t sb_spec_analysis_metric_count(const struct sb_spec *spec);
 const char *sb_spec_analysis_metric(const struct sb_spec *spec, size_t i);
+/* The analysis's ranking metric ("sort: loss", lowest mean first; "sort:
+ * -accuracy", highest first: *desc true), or NULL when the spec has none.
+ * desc may be NULL. */
+const char *sb_spec_analysis_sort(const struct sb_spec *spec, bool *desc);
 
 #ifdef __cplusplus
 }

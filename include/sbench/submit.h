@@ -64,7 +64,19 @@ struct sb_submit_opts {
 	 * as sb_bench_find) instead of the earlier benchmarks of the same name
 	 * and tag; NULL: those. */
 	const char *reuse_from;
+	/* A smoke test (docs/sbctl-submit.md, "SMOKE TEST"): attempt 0's first
+	 * job array holds the first child to submit alone (child 0, unless it
+	 * is reused); it is submitted, waited for (at most smoke_seconds; 0:
+	 * SB_SUBMIT_SMOKE_DEFAULT_S), and the other children are submitted
+	 * only when it succeeded (sb_submit_result_smoke).  The benchmark's
+	 * lock is not held while it waits (another submit of the spec may
+	 * submit the rest meanwhile: the records, read again, say so). */
+	bool smoke;
+	double smoke_seconds;
 };
+
+/* How long a smoke test waits for its child by default, in seconds. */
+#define SB_SUBMIT_SMOKE_DEFAULT_S 600.0
 
 /* The options of sb_rerun; zero-initialise it too. */
 struct sb_rerun_opts {
@@ -115,6 +127,34 @@ int sb_submit(const struct sb_ctx *ctx, const char *spec_path, const struct sb_s
  * sb_submit refuses such a spec (SB_ERR_INPUT, this message); `sbctl
  * plan` prints it as a warning.  docs/spec.md, "Where the command runs". */
 char *sb_submit_cwd_problem(const struct sb_plan *plan, const char *spec_path);
+
+/* The checks sb_submit makes of the spec planned in plan before anything
+ * is created or submitted (docs/sbctl-submit.md, "CHECKS BEFORE
+ * SUBMITTING"), `sbctl submit --dry-run` included (not `sbctl plan`,
+ * whose output depends on the spec alone, not on this node).  For a
+ * command given as a list (a shell string cannot be analysed: nothing is
+ * checked):
+ *   - the program (element 0): one under {spec_dir} must be an executable
+ *     file; an absolute one that this node does not have is a warning; a
+ *     relative path (run in the child's empty run directory) is refused; a
+ *     bare name is looked for on sb_ctx_path(ctx) (the PATH the jobs get),
+ *     or on the PATH the spec's env sets.  Not found: refused when a
+ *     program of that PATH is a near miss (did you mean), or when the jobs
+ *     get that very PATH (no PATH in the spec's env, no --export in
+ *     slurm.extra); a warning otherwise.  With no PATH in the context a
+ *     bare name is not looked for.
+ *   - every other element that starts with "{spec_dir}/" names a file or
+ *     directory that exists, for every distinct value over the children
+ *     when the element has parameters; a missing one is refused, with the
+ *     closest name of its directory (did you mean).  The argument after
+ *     -c or -e (shell strings, python3 -c code) is never checked.
+ * The spec needs its directory (loaded from a file: sb_spec_load) for the
+ * {spec_dir} checks.  Warnings go to the context's warning callback, one
+ * line each ("warning: SPEC:LINE:COL: ...").  0 when nothing refuses the
+ * spec; -1 with err: SB_ERR_INPUT and every refusal, one a line
+ * ("SPEC:LINE:COL: ..."), SB_ERR_NOMEM. */
+int sb_submit_check_command(const struct sb_ctx *ctx, const struct sb_plan *plan,
+			    struct sb_error *err);
 
 /* Submits a new attempt for the children of the benchmark that bench names
  * (a path, a name or a digest prefix, as sb_bench_find) whose class is one
@@ -194,6 +234,42 @@ size_t sb_submit_result_reused(const struct sb_submit_result *res);
 /* sb_submit: none of the benchmark's arrays had been accepted (sbatch
  * refused them), so it took the spec's new sbatch settings. */
 bool sb_submit_result_settings_taken(const struct sb_submit_result *res);
+
+/* sb_submit with opts->smoke: what the smoke test found.
+ *   SB_SUBMIT_SMOKE_NONE     none was asked (or a dry run)
+ *   SB_SUBMIT_SMOKE_PASSED   the child succeeded; the other children are
+ *                            submitted (now or before)
+ *   SB_SUBMIT_SMOKE_FAILED   it ended without succeeding (any other
+ *                            class); nothing else was submitted (sbctl
+ *                            exits 3)
+ *   SB_SUBMIT_SMOKE_TIMEOUT  it had not ended when smoke_seconds passed;
+ *                            nothing else was submitted (sbctl exits 3)
+ *   SB_SUBMIT_SMOKE_SKIPPED  nothing to hold back: a benchmark of one
+ *                            child to submit, every child submitted
+ *                            before, or an attempt 0 laid out without a
+ *                            smoke test by an earlier submit (the reason
+ *                            says which) */
+enum sb_submit_smoke {
+	SB_SUBMIT_SMOKE_NONE,
+	SB_SUBMIT_SMOKE_PASSED,
+	SB_SUBMIT_SMOKE_FAILED,
+	SB_SUBMIT_SMOKE_TIMEOUT,
+	SB_SUBMIT_SMOKE_SKIPPED,
+};
+enum sb_submit_smoke sb_submit_result_smoke(const struct sb_submit_result *res);
+/* Its name: "none", "passed", "failed", "timeout", "skipped". */
+const char *sb_submit_smoke_name(enum sb_submit_smoke s);
+/* The smoke child (-1: none), its class when last seen ("succeeded",
+ * "failed", "pending"...; NULL when it was not watched), its reason (why
+ * it was skipped, for SB_SUBMIT_SMOKE_SKIPPED), the tail of its Slurm
+ * stderr (NULL: none), how many seconds it was waited for, and how many
+ * children were held back (not submitted because of it).  Borrowed. */
+int64_t sb_submit_result_smoke_child(const struct sb_submit_result *res);
+const char *sb_submit_result_smoke_class(const struct sb_submit_result *res);
+const char *sb_submit_result_smoke_reason(const struct sb_submit_result *res);
+const char *sb_submit_result_smoke_stderr_tail(const struct sb_submit_result *res);
+double sb_submit_result_smoke_waited(const struct sb_submit_result *res);
+size_t sb_submit_result_smoke_held(const struct sb_submit_result *res);
 
 /* The chunks (job arrays) of the attempt submitted, submitted or not. */
 size_t sb_submit_result_chunk_count(const struct sb_submit_result *res);

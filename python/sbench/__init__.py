@@ -12,22 +12,55 @@ Every function raises an :class:`Error` subclass where sbctl exits 1 or 2
 (:class:`SpecError` for a bad spec, with its path, line and column), and
 returns data where sbctl exits 0 or 3: a log with a problem is a summary
 whose ``tail`` says which, not an exception.
+
+Training scripts call :func:`checkpoint_requested` in their loop to save
+and exit when the time limit is near (docs/python.md, "Checkpoints").  That
+one and :func:`checkpoint_install` are pure Python: ``import sbench`` works
+without libsbench (a compute node with only the Python package), and every
+other function then raises the :class:`ImportError` that says where the
+library was looked for.
 """
+
+from __future__ import annotations  # annotations kept as written: help() shows them so
 
 import ctypes
 import json
+import sys
 import math
 import os
 import threading
 import warnings
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
-from sbench import _lib
 from sbench._errors import Error, NotFound, SchedulerError, SpecError, Timeout, UsageError
+from sbench.checkpoint import checkpoint_install, checkpoint_requested
 
-__all__ = ["__version__", "Benchmark", "benchmarks", "forget", "output", "plan", "rows", "runs", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
-           "read_log", "keygen", "watch", "Error", "UsageError", "NotFound", "SpecError",
-           "SchedulerError", "Timeout", "SbenchWarning"]
+
+class _NoLibrary:
+    """Stands for the module _lib when libsbench could not be loaded: any use
+    raises the loader's ImportError, so that the pure-Python parts (the
+    checkpoint helpers) still work."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def __getattr__(self, name):
+        why = str(self.error)
+        if isinstance(self.error, OSError):
+            why = "sbench: cannot load libsbench: " + why
+        raise ImportError(why + " (only sbench.checkpoint_requested and checkpoint_install "
+                          "work without it)") from self.error
+
+
+try:
+    from sbench import _lib
+except (ImportError, OSError) as e:  # OSError: the library is there, one of its own is not
+    _lib = _NoLibrary(e)
+
+__all__ = ["__version__", "Benchmark", "benchmarks", "curves", "forget", "output", "plan", "rows", "runs", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
+           "read_log", "keygen", "watch", "checkpoint_install", "checkpoint_requested",
+           "Error", "UsageError", "NotFound", "SpecError", "SchedulerError", "Timeout",
+           "SbenchWarning"]
 
 
 for _cls in (Error, UsageError, NotFound, SpecError, SchedulerError, Timeout):
@@ -39,16 +72,28 @@ class SbenchWarning(UserWarning):
     outcomes that could not be recorded, a scheduler that is retried)."""
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
 def _warn(message: str) -> None:
-    warnings.warn(message, SbenchWarning, stacklevel=3)
+    """Warns at the first frame outside the sbench package: the line of the
+    caller's code, however many of sbench's own calls (a Benchmark method,
+    the library's callback) are between."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, SbenchWarning, stacklevel=level)
 
-PathLike = Union[str, "os.PathLike[str]"]
 
-__version__: str = _lib.sb_version().decode()
-"""The version of libsbench, the number ``sbctl --version`` prints."""
+PathLike = Union[str, os.PathLike]
+"""A path: a str or an os.PathLike (pathlib.Path...)."""
+
+__version__: Optional[str] = None if isinstance(_lib, _NoLibrary) else _lib.sb_version().decode()
+"""The version of libsbench, the number ``sbctl --version`` prints (None
+when the library could not be loaded)."""
 
 
-def plan(spec: PathLike) -> Dict[str, Any]:
+def plan(spec: str | os.PathLike[str]) -> Dict[str, Any]:
     """Expands the benchmark spec at path ``spec`` into its children, without
     side effects: the document of ``sbctl plan SPEC --json``
     (``{"format": 1, "benchmark": {...}, "children": [...]}``).
@@ -72,16 +117,19 @@ def plan(spec: PathLike) -> Dict[str, Any]:
         _lib.sb_spec_destroy(s)
 
 
-def keygen(path: PathLike) -> None:
+def keygen(path: str | os.PathLike[str], ed25519: bool = False) -> None:
     """Writes a new random 32-byte HMAC key to ``path`` with mode 0600, as
-    ``sbctl keygen``; refuses to overwrite an existing file
-    (:class:`UsageError`)."""
+    ``sbctl keygen``; with ``ed25519=True`` an Ed25519 key pair instead, as
+    ``sbctl keygen --ed25519``: the private key to ``path`` (PEM, PKCS#8,
+    mode 0600) and its public key to ``path`` + ".pub".  Refuses to
+    overwrite an existing file (:class:`UsageError`)."""
     err = _lib.Error_t()
-    if _lib.sb_key_generate_file(_lib.fspath(path), ctypes.byref(err)) < 0:
+    gen = _lib.sb_key_generate_ed25519 if ed25519 else _lib.sb_key_generate_file
+    if gen(_lib.fspath(path), ctypes.byref(err)) < 0:
         _lib.raise_error(err)
 
 
-def read_log(path: PathLike, key: Optional[PathLike] = None, head: Optional[str] = None,
+def read_log(path: str | os.PathLike[str], key: str | os.PathLike[str] | None = None, head: Optional[str] = None,
              child: Optional[int] = None) -> List[Dict[str, Any]]:
     """Reads and verifies one event log, or every log of a benchmark
     directory: the objects of ``sbctl log PATH --json``, one per record (with
@@ -110,7 +158,7 @@ def read_log(path: PathLike, key: Optional[PathLike] = None, head: Optional[str]
     return [json.loads(line) for line in text.splitlines() if line]
 
 
-def watch(bench: PathLike, until_done: bool = False, timeout: Optional[float] = None,
+def watch(bench: str | os.PathLike[str], until_done: bool = False, timeout: Optional[float] = None,
           bind: Optional[str] = None, events: bool = False) -> Iterator[Dict[str, Any]]:
     """Watches the benchmark ``bench`` live, as ``sbctl watch BENCH --json``:
     an iterator of record dicts (the objects of ``sbctl log --json`` plus
@@ -152,7 +200,7 @@ def _json(fn, obj) -> Dict[str, Any]:
     return json.loads(_lib.render(fn, obj, _lib.FORMAT_JSON))
 
 
-def _bench_arg(bench: PathLike) -> bytes:
+def _bench_arg(bench: str | os.PathLike[str]) -> bytes:
     return _lib.fspath(bench)
 
 
@@ -185,10 +233,11 @@ class _Opened:
         _lib.sb_bench_destroy(self.ptr)
 
 
-def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = False,
-           no_reuse: bool = False, reuse_from: Optional[PathLike] = None,
+def submit(spec: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, dry_run: bool = False,
+           no_reuse: bool = False, reuse_from: str | os.PathLike[str] | None = None,
            check: Union[None, bool, float] = None, lane: Optional[str] = None,
-           max_active: Optional[int] = None) -> Dict[str, Any]:
+           max_active: Optional[int] = None,
+           smoke: Union[None, bool, float] = None) -> Dict[str, Any]:
     """Plans the spec, creates its benchmark directory under ``root`` (default
     ``$SB_ROOT``, else ``./sbench-runs``) and submits its children as job
     arrays: the document of ``sbctl submit SPEC --json``.  Submitting the
@@ -203,8 +252,16 @@ def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = Fals
     ``"check"`` (``healthy`` false where sbctl exits 3).  ``lane`` (with
     ``max_active``, default 1) submits into a lane as ``--lane NAME
     --max-active K``: the document gets ``"lane"``, whose ``busy`` is true
-    where sbctl exits 4 and nothing was submitted (docs/lane.md).  Neither
-    is an exception.
+    where sbctl exits 4 and nothing was submitted (docs/lane.md).  ``smoke``
+    (``True`` for 600 s, or a number of seconds) submits child 0 alone
+    first, waits for it and submits the other children only when it
+    succeeded, as ``--smoke[=SECONDS]`` does: the document gets ``"smoke"``,
+    whose ``outcome`` is ``"failed"`` or ``"timeout"`` where sbctl exits 3
+    (``held_back`` children not submitted).  None of them is an exception.
+
+    Before anything is submitted the command is checked (its program found,
+    the files it names under ``{spec_dir}`` there): a refused spec raises
+    :class:`SpecError` naming the element, with a did-you-mean.
 
     Raises :class:`SpecError` for a bad spec, :class:`UsageError` for bad
     options, :class:`SchedulerError` when squeue does not answer for a lane,
@@ -212,6 +269,9 @@ def submit(spec: PathLike, root: Optional[PathLike] = None, dry_run: bool = Fals
     again to continue)."""
     opts = _lib.SubmitOpts(dry_run=bool(dry_run), no_reuse=bool(no_reuse),
                            reuse_from=None if reuse_from is None else _bench_arg(reuse_from))
+    if smoke is not None and smoke is not False:
+        opts.smoke = True
+        opts.smoke_seconds = 0.0 if smoke is True else _seconds(smoke, "smoke")
     if check is not None or lane is not None or max_active is not None:
         return _submit_lane(spec, root, opts, check, lane, max_active)
     with _lib.Context(root=root, warn=_warn) as ctx:
@@ -266,7 +326,7 @@ def _status_opts(offline=False, settle=None, timeout=None, interval=None):
 
 
 
-def status(bench: PathLike, offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
+def status(bench: str | os.PathLike[str], offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
     """Classifies every child of the benchmark ``bench`` (its directory, or
     a name or digest prefix the local index knows): the document of
     ``sbctl status BENCH --json``.  Children that did not succeed are data
@@ -282,7 +342,7 @@ def status(bench: PathLike, offline: bool = False, settle: Optional[float] = Non
                        _lib.sb_status_render_buffer, _lib.sb_status_destroy)
 
 
-def wait(bench: PathLike, timeout: Optional[float] = None,
+def wait(bench: str | os.PathLike[str], timeout: Optional[float] = None,
          interval: Optional[float] = None) -> Dict[str, Any]:
     """Waits until no child of ``bench`` is pending or running (polling the
     scheduler every ``interval`` seconds, default 30, as ``sbctl wait``)
@@ -349,7 +409,7 @@ def _analysis(bench, group_by, metrics, offline, sort, render_fn) -> Dict[str, A
                        render_fn, _lib.sb_analysis_destroy)
 
 
-def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = None,
+def analyze(bench: str | os.PathLike[str], group_by: Optional[Union[str, Sequence[str]]] = None,
             metrics: Optional[Union[str, Sequence[str]]] = None,
             offline: bool = False, sort: Optional[str] = None) -> Dict[str, Any]:
     """Statistics (n, mean, stddev, min, median, max) of each metric per group
@@ -368,7 +428,7 @@ def analyze(bench: PathLike, group_by: Optional[Union[str, Sequence[str]]] = Non
     return doc
 
 
-def runs(bench: PathLike, metrics: Optional[Union[str, Sequence[str]]] = None,
+def runs(bench: str | os.PathLike[str], metrics: Optional[Union[str, Sequence[str]]] = None,
          offline: bool = False) -> List[Dict[str, Any]]:
     """One flat row per child of ``bench``, whatever its class, for
     ``pandas.DataFrame(runs(b))``: the rows of ``sbctl analyze BENCH --runs
@@ -392,7 +452,76 @@ def runs(bench: PathLike, metrics: Optional[Union[str, Sequence[str]]] = None,
     return out
 
 
-def rerun(bench: PathLike, only: Union[str, Iterable[str]], time: Optional[str] = None,
+class _CurvesOpts(ctypes.Structure):
+    _fields_ = [("has_child", ctypes.c_bool), ("child", ctypes.c_int64),
+                ("metrics", ctypes.POINTER(ctypes.c_char_p)), ("nmetrics", ctypes.c_size_t)]
+
+
+_curves_api = None
+
+
+def _curves_fns():
+    """The ctypes prototypes of <sbench/curves.h>, declared at first use."""
+    global _curves_api
+    if _curves_api is None:
+        vp, pp, perr = ctypes.c_void_p, _lib.c_void_pp, _lib.P_ERR
+        _curves_api = (
+            _lib._fn("sb_curves_bench", ctypes.c_int, vp, vp, ctypes.POINTER(_CurvesOpts), pp, perr),
+            _lib._fn("sb_curves_render_buffer", ctypes.c_int, vp, ctypes.c_int, pp,
+                     ctypes.POINTER(ctypes.c_size_t), perr),
+            _lib._fn("sb_curves_destroy", None, vp))
+    return _curves_api
+
+
+def curves(bench: str | os.PathLike[str], child: Optional[int] = None,
+           metrics: Optional[Union[str, Sequence[str]]] = None) -> List[Dict[str, Any]]:
+    """The learning curves of ``bench``: one flat row per point, for
+    ``pandas.DataFrame(curves(b))``.  A point is a metric of a verified
+    record of a run's log: a heartbeat that carried the numbers of the
+    metrics file (when they changed, docs/event-log.md) or the finish.
+    Each row has ``child``, ``attempt``, ``restart`` (the run),
+    ``elapsed`` (seconds since that run started; the finish's wall time),
+    ``metric``, ``value`` (int or float as the file had it), ``final``
+    (True for the finish's numbers) and ``param.NAME`` for each parameter
+    of the child (as :func:`runs` and :func:`rows` name them).  Rows come
+    in child, attempt, restart and time order.
+
+    ``child`` keeps one child's rows, ``metrics`` (a list of names or an
+    "a,b" string) those metrics.  Only records that verify with the
+    benchmark's key count: a log whose tail is tampered with (a tag that
+    does not verify, a broken chain, a record of another run) gives the
+    points before it, and a :class:`SbenchWarning` says which records were
+    left out.  A reused child has no rows here (its run is in its source
+    benchmark).  Join with :func:`runs` on ``child`` == ``index`` to keep
+    the proven successes only."""
+    fn_bench, fn_render, fn_destroy = _curves_fns()
+    opts = _CurvesOpts()
+    if child is not None:
+        if isinstance(child, bool) or not isinstance(child, int) or not 0 <= child < 2 ** 63:
+            raise UsageError("child must be an index >= 0 (below 2**63), not %r" % (child,))
+        opts.has_child, opts.child = True, child
+    ms, nms = _names(metrics, "metrics")
+    if ms is not None:
+        opts.metrics, opts.nmetrics = ctypes.cast(ms, _lib.c_char_pp), nms
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        doc = _result(ctx, lambda out: fn_bench(ctx.ptr, b, ctypes.byref(opts), out,
+                                                ctypes.byref(ctx.err)),
+                      fn_render, fn_destroy)
+    for w in doc["warnings"]:
+        _warn(w)
+    params = {c["index"]: {"param." + k: v for k, v in c["params"].items()}
+              for c in doc["children"]}
+    out = []
+    for p in doc["points"]:
+        row = {"child": p["child"], "attempt": p["attempt"], "restart": p["restart"],
+               "elapsed": p["elapsed_s"], "metric": p["metric"], "value": p["value"],
+               "final": p["final"]}
+        row.update(params.get(p["child"], {}))
+        out.append(row)
+    return out
+
+
+def rerun(bench: str | os.PathLike[str], only: Union[str, Iterable[str]], time: Optional[str] = None,
           dry_run: bool = False, cancel_running: bool = False) -> Dict[str, Any]:
     """Submits a new attempt for the children of ``bench`` in the classes
     ``only`` (e.g. ``["failed", "killed"]`` or ``"failed,killed"``): the
@@ -412,7 +541,7 @@ def rerun(bench: PathLike, only: Union[str, Iterable[str]], time: Optional[str] 
                        _lib.sb_submit_render_buffer, _lib.sb_submit_result_destroy)
 
 
-def cancel(bench: PathLike) -> Dict[str, Any]:
+def cancel(bench: str | os.PathLike[str]) -> Dict[str, Any]:
     """Cancels the benchmark's pending and running jobs and records a signed
     cancel record: the document of ``sbctl cancel BENCH --json``."""
     with _lib.Context(warn=_warn) as ctx:
@@ -452,7 +581,7 @@ def benchmarks() -> Dict[str, Any]:
                        _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
 
 
-def forget(bench: PathLike) -> Dict[str, Any]:
+def forget(bench: str | os.PathLike[str]) -> Dict[str, Any]:
     """Removes the benchmark ``bench`` (a directory, a name: the latest of
     that name, or a digest prefix) from the local index, not its directory:
     the document of ``sbctl forget BENCH --json``.  Raises
@@ -463,7 +592,7 @@ def forget(bench: PathLike) -> Dict[str, Any]:
                        _lib.sb_bench_list_render_buffer, _lib.sb_bench_list_destroy)
 
 
-def output(bench: PathLike, child: int) -> List[str]:
+def output(bench: str | os.PathLike[str], child: int) -> List[str]:
     """The paths of child ``child``'s Slurm stdout and stderr files (every
     attempt and restart, oldest first), as ``sbctl output`` shows them."""
     if isinstance(child, bool) or not isinstance(child, int) or not 0 <= child < 2 ** 63:
@@ -480,7 +609,7 @@ def output(bench: PathLike, child: int) -> List[str]:
             _lib._free(ctypes.cast(files, ctypes.c_void_p))
 
 
-def report(bench: PathLike, output: Optional[PathLike] = None, offline: bool = False) -> str:
+def report(bench: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, offline: bool = False) -> str:
     """Writes the self-contained HTML report of ``bench`` (as ``sbctl report
     BENCH [-o OUTPUT]``: the same bytes) to ``output``, by default
     ``report.html`` in the benchmark directory, and returns the path
@@ -515,7 +644,7 @@ class Benchmark:
     The attributes are what its immutable record says; the methods are the
     module's functions for this benchmark."""
 
-    def __init__(self, bench: PathLike):
+    def __init__(self, bench: str | os.PathLike[str]):
         with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
             self.dir: str = os.fsdecode(_lib.sb_bench_dir(b))
             self.name: str = _lib.sb_bench_name(b).decode()
@@ -554,7 +683,7 @@ class Benchmark:
         """:func:`analyze` of this benchmark."""
         return analyze(self.dir, group_by=group_by, metrics=metrics, offline=offline, sort=sort)
 
-    def report(self, output: Optional[PathLike] = None, offline: bool = False) -> str:
+    def report(self, output: str | os.PathLike[str] | None = None, offline: bool = False) -> str:
         """:func:`report` of this benchmark."""
         return report(self.dir, output=output, offline=offline)
 
@@ -569,6 +698,11 @@ class Benchmark:
     def output(self, child: int) -> List[str]:
         """The Slurm output files of one child (:func:`output`)."""
         return output(self.dir, child)
+
+    def curves(self, child: Optional[int] = None,
+               metrics: Optional[Union[str, Sequence[str]]] = None) -> List[Dict[str, Any]]:
+        """:func:`curves` of this benchmark: a row per point of its learning curves."""
+        return curves(self.dir, child=child, metrics=metrics)
 
     def logs(self, child: Optional[int] = None) -> List[Dict[str, Any]]:
         """:func:`read_log` of every log of this benchmark, or of one child."""

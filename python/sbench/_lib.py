@@ -17,6 +17,8 @@ _SONAME = "libsbench.so.0"
 
 def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
+    # wheel (pip install): site-packages/sbench/_lib, the tools in sbench/_bin
+    yield os.path.join(here, "_lib", _SONAME)
     # build tree: build/python/sbench -> build/lib
     yield os.path.join(here, os.pardir, os.pardir, "lib", _SONAME)
     # install: PREFIX/lib/python3.X/site-packages/sbench -> PREFIX/lib
@@ -104,7 +106,8 @@ class AnalyzeOpts(ctypes.Structure):
 
 class SubmitOpts(ctypes.Structure):
     _fields_ = [("dry_run", ctypes.c_bool), ("no_reuse", ctypes.c_bool),
-                ("reuse_from", ctypes.c_char_p)]
+                ("reuse_from", ctypes.c_char_p), ("smoke", ctypes.c_bool),
+                ("smoke_seconds", ctypes.c_double)]
 
 
 class RerunOpts(ctypes.Structure):
@@ -140,6 +143,7 @@ sb_plan_warning = _fn("sb_plan_warning", ctypes.c_char_p, ctypes.c_void_p, ctype
 sb_plan_render_buffer = _fn("sb_plan_render_buffer", ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
                             c_void_pp, ctypes.POINTER(ctypes.c_size_t), P_ERR)
 sb_key_generate_file = _fn("sb_key_generate_file", ctypes.c_int, ctypes.c_char_p, P_ERR)
+sb_key_generate_ed25519 = _fn("sb_key_generate_ed25519", ctypes.c_int, ctypes.c_char_p, P_ERR)
 sb_logview_verify_buffer = _fn("sb_logview_verify_buffer", ctypes.c_int, ctypes.c_char_p,
                                ctypes.POINTER(LogviewOpts), c_void_pp,
                                ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(LogviewSummary),
@@ -277,7 +281,7 @@ class Context:
             if sb_ctx_load_env(self.ptr, envp, ctypes.byref(self.err)) < 0:
                 raise_error(self.err)
             if not sb_ctx_agent(self.ptr):
-                agent = _agent_beside_library()
+                agent = tool_beside_library("sbagent")
                 if agent and sb_ctx_set_agent(self.ptr, agent, ctypes.byref(self.err)) < 0:
                     raise_error(self.err)
             if root is not None and sb_ctx_set_root(self.ptr, fspath(root),
@@ -310,14 +314,17 @@ class Context:
         self.close()
 
 
-def _agent_beside_library():
-    """PREFIX/bin/sbagent for PREFIX/lib/libsbench.so.0 (the build tree and
-    an install alike), or None."""
+def tool_beside_library(name):
+    """The program name (sbagent, sbctl) installed with this library, or
+    None: PREFIX/bin/NAME for PREFIX/lib/libsbench.so.0 (the build tree and
+    a CMake install alike), sbench/_bin/NAME for sbench/_lib/libsbench.so.0
+    (a wheel, where sbctl too finds the sbagent beside it)."""
     libdir = os.path.dirname(os.path.abspath(lib._name)) if os.path.isabs(lib._name) else None
     if libdir is None:
         return None
-    agent = os.path.join(os.path.dirname(libdir), "bin", "sbagent")
-    return os.fsencode(agent) if os.access(agent, os.X_OK) else None
+    bindir = "_bin" if os.path.basename(libdir) == "_lib" else "bin"
+    path = os.path.join(os.path.dirname(libdir), bindir, name)
+    return os.fsencode(path) if os.access(path, os.X_OK) else None
 
 
 # watch.h

@@ -65,6 +65,15 @@ sk=$(record finish <<<"$OUT" | field skipped_records)
 nhb=$(count_type heartbeat <<<"$OUT")
 check "four failed writes: heartbeats went on ($nhb written)" test "$nhb" -ge 2
 check "four failed writes: the 3 skipped heartbeats counted (got '$sk')" test "$sk" = 3
+# A learning curve's point is not lost with a skipped heartbeat: the metrics
+# change while heartbeats are skipped (writes 2..5 fail), and a later
+# heartbeat carries the new numbers though the file did not move again.
+faulty hbcurve write 2 4 EIO --heartbeat 0.1 --metrics m.json -- \
+	sh -c 'echo "{\"a\": 1}" > m.json; sleep 0.15; echo "{\"a\": 2}" > m.json; sleep 1.1'
+check "skipped heartbeats with metrics: exit 0 (got $RC)" test "$RC" -eq 0
+complete hbcurve
+check "skipped heartbeats with metrics: a heartbeat carries the new numbers" \
+	grep -q '"type":"heartbeat".*"metrics":{"a":2}' <<<"$OUT"
 # The signal record of a TERM fails once: written before the finish.
 rm -f ready
 env LD_PRELOAD="$SHIM" SBF_PATH=/sig.log SBF_OP=write SBF_NTH=2 SBF_ERRNO=EIO \

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -204,6 +206,38 @@ static void test_payloads_canonical(void **state)
 	assert_int_equal(map_get(&o, "skipped_records")->via.u64, 2);
 	assert_int_equal(o.via.map.size, 14);
 	msgpack_sbuffer_destroy(&sb);
+
+	/* a checkpoint section: start and finish keep their keys in order */
+	{
+		struct sb_checkpoint_cfg cfg = { .present = true, .signal = SIGUSR1, .signal_name = "USR1",
+						 .before = 90, .requeue_on = SB_REQUEUE_TIMEOUT, .max_restarts = 3 };
+		struct sb_agent_ckpt at_start = { .have = false, .error = "checkpoint file 1 of 1: not a regular file" };
+		struct sb_agent_ckpt at_end = { .have = true };
+		struct sb_agent_interrupt in = { .by = "requeue_signal", .signal = "USR1", .requeue = false,
+						 .why_not = "max_restarts", .restart = 3, .max_restarts = 3 };
+
+		memset(at_end.digest, 'a', 64);
+		run.checkpoint = &cfg;
+		run.resumed_from = &at_start;
+		msgpack_sbuffer_init(&sb);
+		assert_int_equal(sb_agent_payload_start(&sb, &run, &key, &host), 0);
+		o = check_payload(&sb, &zone);
+		assert_int_equal(map_get(&o, "resumed_from")->type, MSGPACK_OBJECT_NIL);
+		assert_int_equal(map_get(&o, "checkpoint_error")->type, MSGPACK_OBJECT_STR);
+		msgpack_sbuffer_destroy(&sb);
+
+		fin.checkpoint = &at_end;
+		fin.interrupted = &in;
+		msgpack_sbuffer_init(&sb);
+		assert_int_equal(sb_agent_payload_finish(&sb, &fin), 0);
+		o = check_payload(&sb, &zone);
+		assert_int_equal(map_get(&o, "checkpoint")->via.str.size, 64);
+		assert_int_equal(map_get(map_get(&o, "interrupted"), "restart")->via.u64, 3);
+		assert_int_equal(map_get(map_get(&o, "interrupted"), "why_not")->via.str.size, 12);
+		assert_int_equal(map_get(map_get(&o, "interrupted"), "requeue")->via.boolean, false);
+		assert_int_equal(o.via.map.size, 16);
+		msgpack_sbuffer_destroy(&sb);
+	}
 	msgpack_zone_destroy(&zone);
 }
 
@@ -551,10 +585,165 @@ static void test_watch_helper_found(void **state)
 	rmdir(root);
 }
 
+/* A heartbeat carries at most SB_AGENT_HB_MAX_METRICS metrics, the first
+ * by name, and says how many it left off; under the bound, no marker. */
+static void test_heartbeat_metrics_bound(void **state)
+{
+	size_t n = SB_AGENT_HB_MAX_METRICS + 7, i;
+	struct sb_agent_metric *mv = calloc(n, sizeof(*mv));
+	char (*names)[16] = calloc(n, sizeof(*names));
+	struct sb_agent_usage u = { 1.5, 0.25, 1024 };
+	struct sb_agent_metrics m = { mv, n, NULL, 0 };
+	msgpack_sbuffer sb;
+	msgpack_zone zone;
+	msgpack_object o;
+	const msgpack_object *mo;
+	uint32_t k;
+
+	(void)state;
+	assert_non_null(mv);
+	assert_non_null(names);
+	for (i = 0; i < n; i++) { /* m.<4 digits>: name order is index order */
+		snprintf(names[i], sizeof(names[i]), "m.%04zu", i);
+		mv[i].name = names[i];
+		mv[i].is_float = (int)(i % 2);
+		mv[i].f = (double)i / 4;
+		mv[i].i = (int64_t)i;
+	}
+	msgpack_zone_init(&zone, 1 << 16);
+
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_heartbeat(&sb, 3.0, &u, &m, NULL), 0);
+	o = check_payload(&sb, &zone);
+	mo = map_get(&o, "metrics");
+	assert_int_equal(mo->via.map.size, SB_AGENT_HB_MAX_METRICS);
+	for (k = 0; k < mo->via.map.size; k++) { /* the first ones, in order */
+		char want[16];
+
+		snprintf(want, sizeof(want), "m.%04u", k);
+		assert_int_equal(mo->via.map.ptr[k].key.via.str.size, strlen(want));
+		assert_memory_equal(mo->via.map.ptr[k].key.via.str.ptr, want, strlen(want));
+	}
+	assert_int_equal(map_get(&o, "metrics_left_off")->via.u64, 7);
+	assert_int_equal(o.via.map.size, 6);
+	assert_true(sb.size < 70 * 1024);
+	msgpack_sbuffer_destroy(&sb);
+
+	/* exactly at the bound: all of them, no marker */
+	m.n = SB_AGENT_HB_MAX_METRICS;
+	msgpack_sbuffer_init(&sb);
+	assert_int_equal(sb_agent_payload_heartbeat(&sb, 3.0, &u, &m, NULL), 0);
+	o = check_payload(&sb, &zone);
+	assert_int_equal(map_get(&o, "metrics")->via.map.size, SB_AGENT_HB_MAX_METRICS);
+	assert_int_equal(o.via.map.size, 5);
+	for (k = 0; k < o.via.map.size; k++)
+		assert_false(o.via.map.ptr[k].key.via.str.size == strlen("metrics_left_off") &&
+			     !memcmp(o.via.map.ptr[k].key.via.str.ptr, "metrics_left_off", 16));
+	msgpack_sbuffer_destroy(&sb);
+
+	/* a watcher's count after the marker: still canonical */
+	m.n = n;
+	msgpack_sbuffer_init(&sb);
+	{
+		uint64_t dropped = 2;
+
+		assert_int_equal(sb_agent_payload_heartbeat(&sb, 3.0, &u, &m, &dropped), 0);
+	}
+	o = check_payload(&sb, &zone);
+	assert_int_equal(o.via.map.size, 7);
+	msgpack_sbuffer_destroy(&sb);
+
+	msgpack_zone_destroy(&zone);
+	free(names);
+	free(mv);
+}
+
+/* Bumps path's mtime by a second, so that a rewrite within the file
+ * system's timestamp granularity is seen as a change by the test. */
+static void touch_later(const char *path, int s)
+{
+	struct timespec ts[2];
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	ts[1].tv_sec += s;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* The heartbeats' look at the metrics file: read only when it moved,
+ * CHANGED only when its numbers differ, NONE while it does not parse, and
+ * the next good read CHANGED again. */
+static void test_metrics_track(void **state)
+{
+	struct sb_agent_metrics_track t = { 0 };
+
+	(void)state;
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_NONE); /* missing */
+	assert_int_equal(t.reads, 0);
+
+	write_file("track.json", "{\"loss\": 1.5, \"step\": 1}");
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_CHANGED);
+	assert_int_equal(t.last.n, 2);
+	assert_int_equal(t.reads, 1);
+	/* not moved: not read */
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_SAME);
+	assert_int_equal(t.reads, 1);
+
+	/* rewritten with the same numbers: read, SAME */
+	write_file("track.json", "{\"step\": 1, \"loss\": 1.50}");
+	touch_later("track.json", 1);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_SAME);
+	assert_int_equal(t.reads, 2);
+
+	/* new numbers */
+	write_file("track.json", "{\"loss\": 1.25, \"step\": 2}");
+	touch_later("track.json", 2);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_CHANGED);
+	assert_true(t.last.v[0].f == 1.25);
+
+	/* half written: none, and not read again while it does not move */
+	write_file("track.json", "{\"loss\": 1.0, \"st");
+	touch_later("track.json", 3);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_NONE);
+	assert_int_equal(t.reads, 4);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_NONE);
+	assert_int_equal(t.reads, 4);
+
+	/* completed with the numbers of before the failure: CHANGED all the same */
+	write_file("track.json", "{\"loss\": 1.25, \"step\": 2}");
+	touch_later("track.json", 4);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_CHANGED);
+
+	/* replaced by a rename (another inode): read */
+	write_file("track.tmp", "{\"loss\": 0.5, \"step\": 3}");
+	assert_int_equal(rename("track.tmp", "track.json"), 0);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_CHANGED);
+	assert_int_equal(t.reads, 6);
+
+	/* an int that becomes a float of the same value is a change */
+	{
+		struct sb_agent_metric a1 = { .name = "x", .i = 1 }, b1 = { .name = "x", .is_float = 1, .f = 1.0 };
+		struct sb_agent_metrics a = { &a1, 1, NULL, 0 }, b = { &b1, 1, NULL, 0 };
+
+		assert_false(sb_agent_metrics_equal(&a, &b));
+		assert_true(sb_agent_metrics_equal(&a, &a));
+	}
+
+	/* removed: none */
+	assert_int_equal(unlink("track.json"), 0);
+	assert_int_equal(sb_agent_metrics_track(&t, "track.json"), SB_METRICS_NONE);
+	assert_int_equal(t.last.n, 0);
+	sb_agent_metrics_track_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_payloads_canonical),
+		cmocka_unit_test(test_heartbeat_metrics_bound),
+		cmocka_unit_test(test_metrics_track),
 		cmocka_unit_test(test_metrics_json),
 		cmocka_unit_test(test_metrics_yaml_forms),
 		cmocka_unit_test(test_metrics_errors),

@@ -10,7 +10,15 @@
  *
  * and gets DIR/events/<INDEX/1000>/<INDEX>.a0.j<JOB-ID>.r0.log with the four
  * records an agent writes for a short command (start, heartbeat, heartbeat,
- * finish with exit 0), with payloads shaped like sbagent's.  Records go
+ * finish with exit 0), with payloads shaped like sbagent's.  A line may go
+ * on with the attempt, the exit code and the metrics of the finish record
+ * (tests/report/test_report_sizes.sh):
+ *
+ *   INDEX CHILD-DIGEST JOB-ID ARRAY-JOB-ID TASK-ID ATTEMPT EXIT [NAME=NUMBER...]
+ *
+ * (the names in bytewise order); the log is then <INDEX>.a<ATTEMPT>..., its
+ * start record names metrics.json as the metrics file when there are
+ * metrics, and its records begin ATTEMPT * 5 minutes later.  Records go
  * through the library's log writer (so they are exactly what sbagent
  * produces), into a memfd first: the writer fsyncs every record, which on a
  * disk would make generating 400,000 records take minutes; the bytes are
@@ -18,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +53,7 @@ static void str(msgpack_packer *pk, const char *s)
 }
 
 /* keys in canonical (bytewise sorted) order, as sbagent writes them */
-static void start_payload(msgpack_sbuffer *sb, const char *cwd, const char *key_id)
+static void start_payload(msgpack_sbuffer *sb, const char *cwd, const char *key_id, bool metrics)
 {
 	msgpack_packer pk;
 
@@ -74,7 +83,10 @@ static void start_payload(msgpack_sbuffer *sb, const char *cwd, const char *key_
 	str(&pk, "kill_wait_s");
 	msgpack_pack_double(&pk, 30.0);
 	str(&pk, "metrics_file");
-	msgpack_pack_nil(&pk);
+	if (metrics)
+		str(&pk, "metrics.json");
+	else
+		msgpack_pack_nil(&pk);
 	str(&pk, "result_files");
 	msgpack_pack_array(&pk, 0);
 	str(&pk, "slurm_restart");
@@ -98,9 +110,11 @@ static void heartbeat_payload(msgpack_sbuffer *sb, int i)
 	msgpack_pack_double(&pk, 59.5 * i);
 }
 
-static void finish_payload(msgpack_sbuffer *sb)
+/* The finish record: exit code ex, the n metrics "NAME=NUMBER" of m. */
+static void finish_payload(msgpack_sbuffer *sb, int ex, char **m, int n)
 {
 	msgpack_packer pk;
+	int k;
 
 	msgpack_sbuffer_clear(sb);
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
@@ -110,11 +124,17 @@ static void finish_payload(msgpack_sbuffer *sb)
 	str(&pk, "error");
 	msgpack_pack_nil(&pk);
 	str(&pk, "exit_code");
-	msgpack_pack_int64(&pk, 0);
+	msgpack_pack_int64(&pk, ex);
 	str(&pk, "max_rss_kb");
 	msgpack_pack_int64(&pk, 182048);
 	str(&pk, "metrics");
-	msgpack_pack_map(&pk, 0);
+	msgpack_pack_map(&pk, (uint32_t)n);
+	for (k = 0; k < n; k++) {
+		char *eq = strchr(m[k], '=');
+		msgpack_pack_str(&pk, (size_t)(eq - m[k]));
+		msgpack_pack_str_body(&pk, m[k], (size_t)(eq - m[k]));
+		msgpack_pack_double(&pk, strtod(eq + 1, NULL));
+	}
 	str(&pk, "records");
 	msgpack_pack_int64(&pk, 4);
 	str(&pk, "results");
@@ -163,15 +183,24 @@ int main(int argc, char **argv)
 		struct sb_run_ident id = { .restart = -1, .pid = 4242 };
 		struct sb_log_writer *w;
 		struct stat sb;
-		int mfd, out, i;
+		int mfd, out, i, attempt = 0, ex = 0, nm = 0, used = 0;
+		char *metrics[64], *p;
 		ssize_t n;
 
-		if (sscanf(line, "%lld %64s %39s %39s %39s", &index, digest, job, array, task) != 5)
+		if (sscanf(line, "%lld %64s %39s %39s %39s %n", &index, digest, job, array, task, &used) != 5)
 			die("bad input line", line);
+		p = line + used;
+		if (*p && sscanf(p, "%d %d %n", &attempt, &ex, &used) == 2) {
+			for (p = strtok(p + used, " \n"); p && nm < 64; p = strtok(NULL, " \n")) {
+				if (strchr(p, '=') == NULL)
+					die("not NAME=NUMBER", p);
+				metrics[nm++] = p;
+			}
+		}
 		id.bench = bench;
 		id.child = index;
 		id.child_digest = digest;
-		id.attempt = 0;
+		id.attempt = attempt;
 		id.cluster = "lab";
 		id.job_id = job;
 		id.array_job_id = array;
@@ -182,8 +211,8 @@ int main(int argc, char **argv)
 			if (mkdir(path, 0755) < 0 && errno != EEXIST)
 				die("cannot create", path);
 		}
-		snprintf(path, sizeof(path), "%s/events/%lld/%lld.a0.j%s.r0.log", argv[1], index / 1000,
-			 index, job);
+		snprintf(path, sizeof(path), "%s/events/%lld/%lld.a%d.j%s.r0.log", argv[1], index / 1000,
+			 index, attempt, job);
 		snprintf(cwd, sizeof(cwd), "%s/runs/%lld", argv[1], index);
 		mfd = memfd_create("log", MFD_CLOEXEC);
 		if (mfd < 0)
@@ -191,15 +220,16 @@ int main(int argc, char **argv)
 		w = sb_log_writer_create_fd(mfd, path, &key, &id, &err);
 		if (w == NULL)
 			die("cannot create a writer", err.msg);
-		t = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - 300000000000LL + index * 1000;
+		t = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - 300000000000LL + index * 1000 +
+		    attempt * 300000000000LL;
 		sb_log_writer_set_clock(w, clock_now, &t);
 		for (i = 0; i < 4; i++) {
 			if (i == 0)
-				start_payload(&pl, cwd, key.id);
+				start_payload(&pl, cwd, key.id, nm > 0);
 			else if (i < 3)
 				heartbeat_payload(&pl, i);
 			else
-				finish_payload(&pl);
+				finish_payload(&pl, ex, metrics, nm);
 			if (sb_log_writer_append(w, i == 0 ? "start" : i < 3 ? "heartbeat" : "finish",
 						 pl.data, pl.size, &err) < 0)
 				die("cannot append", err.msg);

@@ -10,7 +10,11 @@
 #    runs must give every child its expected class, statistics over the
 #    successes only, exit 3; a sweep that grows (scenario.sh: its second
 #    benchmark reuses the first's two children and submits one) and an
-#    early-stopped child (a rising loss past its declared rule: `stopped`)
+#    early-stopped child (a rising loss past its declared rule: `stopped`);
+#    checkpoints: a child signalled before its time limit requeues itself and
+#    succeeds on its second run, one whose checkpoint is replaced between its
+#    runs is invalid, one preempted by a higher-priority partition's job is
+#    requeued by Slurm and succeeds, its chain verified
 # 4. tests/cluster/compare.sh: sacct/squeue/sbatch answers of the two runs,
 #    field by field; fails on a difference not in tests/cluster/fidelity-allow.txt
 # SB_CLUSTER_KEEP=DIR copies the work directory (recording included) there.
@@ -52,6 +56,13 @@ echo "   process tracking: $cgmode; $(sinfo -h -o '%N %T %c CPUs %m MB'); $(sbat
 
 id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"
 uid=$(id -u "$user")
+# jobs an earlier run left (a run stopped half-way keeps its jobs in the
+# controller's saved state): gone before this one counts CPUs
+if [ -n "$(squeue -h -u "$user" -o %i 2>/dev/null)" ]; then
+	echo "   cancelling the jobs an earlier run of $user left"
+	scancel -u "$user" 2>/dev/null || true
+	for ((i = 0; i < 120 && $(squeue -h -u "$user" -o %i 2>/dev/null | wc -l) > 0; i++)); do sleep 0.5; done
+fi
 home=$(getent passwd "$user" | cut -d: -f6)
 [ -d "$home" ] || { mkdir -p "$home" && chown "$user:" "$home"; }
 
@@ -105,6 +116,14 @@ check() { # check WHAT GOT WANT
 	if [ "$2" = "$3" ]; then echo "   ok   $1: $2"; else echo "   FAIL $1: got '$2', want '$3'"; errors=$((errors + 1)); fi
 }
 
+# changed_finals POLLS: "child N: A then B" for each child whose class,
+# once final (not pending or running), was later another (one line a poll)
+changed_finals() {
+	awk '{ for (i = 1; i <= NF; i++) {
+		if (fin[i] != "" && $i != fin[i] && !seen[i]) { print "child " i - 1 ": " fin[i] " then " $i; seen[i] = 1 }
+		if ($i != "pending" && $i != "running" && fin[i] == "") fin[i] = $i } }' "$1" | paste -sd ';' -
+}
+
 verify() { # verify MODE
 	local mode=$1 dir A as exp states rc i cls
 	dir=$(cat "$W/$mode/bench_dir"); A=$(cat "$W/$mode/array_id")
@@ -137,10 +156,7 @@ verify() { # verify MODE
 	check "$mode: analyze excluded children" "$(jq -c '[.excluded[].index]' "$W/$mode/analyze.json")" "[0,1,2,3,5]"
 	echo "-- every status polled during the run: no final class that later changed"
 	check "$mode: statuses polled" "$([ "$(wc -l < "$W/$mode/polls.txt")" -ge 10 ] && echo enough)" enough
-	check "$mode: final classes that later changed" "$(awk '
-		{ for (i = 1; i <= NF; i++) {
-			if (fin[i] != "" && $i != fin[i] && !seen[i]) { print "child " i - 1 ": " fin[i] " then " $i; seen[i] = 1 }
-			if ($i != "pending" && $i != "running" && fin[i] == "") fin[i] = $i } }' "$W/$mode/polls.txt" | paste -sd ';' -)" ""
+	check "$mode: final classes that later changed" "$(changed_finals "$W/$mode/polls.txt")" ""
 	echo "-- a grown sweep: reuse"
 	check "$mode: grown sweep, children reused and submitted" \
 		"$(jq -r '"\(.reused) \([.jobs[].children[]] | length) \(.jobs | length)"' "$W/$mode/grow2.json")" "2 1 1"
@@ -154,6 +170,24 @@ verify() { # verify MODE
 		"$(jq -r '.children[0].reason' "$W/$mode/stop.status.json" | grep -oE '^early stop: loss=([6-9]|[1-9][0-9]+) above 5')"
 	check "$mode: early stop, the command did not run to its end" \
 		"$(( $(cat "$(jq -r .benchmark.dir "$W/$mode/stop.json")/runs/0/out.txt") < 120 ))" 1
+	echo "-- checkpoints and requeue"
+	local ck="$W/$mode/ckpt.status.json" pj="$W/$mode/preempt.status.json"
+	echo "   child 0: $(jq -c '[.children[0].restarts[] | [.restart, .ended_by, (.resumed_from // "-")[:12], (.checkpoint // "-")[:12]]]' "$ck")"
+	check "$mode: checkpoint, signalled child requeued itself twice and succeeded" "$(jq -r '.children[0].class' "$ck")" succeeded
+	check "$mode: checkpoint, its runs ended by the signal, then by its finish" \
+		"$(jq -r '[.children[0].restarts[].ended_by] | join(",")' "$ck")" "requeue_signal,requeue_signal,finish"
+	check "$mode: checkpoint, each restart resumed from the checkpoint the run before it ended with" \
+		"$(jq -r '.children[0].restarts as $r | [range(1; $r | length) | $r[.].resumed_from == $r[. - 1].checkpoint and $r[. - 1].checkpoint != null] | all' "$ck")" true
+	check "$mode: checkpoint, a replaced checkpoint is caught" \
+		"$(jq -r '.children[1].class + ": " + .children[1].reason' "$ck" | grep -oE '^invalid: broken checkpoint chain: restart 1 started from checkpoint [0-9a-f]{12}, but restart 0 ended with')" \
+		"invalid: broken checkpoint chain: restart 1 started from checkpoint $(jq -r '.children[1].restarts[1].resumed_from[:12]' "$ck"), but restart 0 ended with"
+	echo "   preempted: $(jq -c '[.children[0].restarts[] | [.restart, .ended_by]]' "$pj"); sacct: $(paste -sd ' ' "$W/$mode/preempt.sacct")"
+	check "$mode: preemption, the requeued child succeeded" "$(jq -r '.children[0].class' "$pj")" succeeded
+	check "$mode: preemption, its runs" "$(jq -r '[.children[0].restarts[].ended_by] | join(",")' "$pj")" "preempted,finish"
+	check "$mode: preemption, restart 1 resumed from what restart 0 saved on TERM" \
+		"$(jq -r '.children[0].restarts[1].resumed_from == .children[0].restarts[0].checkpoint and .children[0].restarts[0].checkpoint != null' "$pj")" true
+	check "$mode: checkpoints, final classes that later changed" "$(changed_finals "$W/$mode/ckpt.polls")" ""
+	check "$mode: preemption, final classes that later changed" "$(changed_finals "$W/$mode/preempt.polls")" ""
 }
 verify real
 verify fake

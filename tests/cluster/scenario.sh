@@ -12,6 +12,8 @@
 set -euo pipefail
 mode=$1 out=$2 spec=$3
 cd "$out"
+# a scenario that stops half-way leaves no status poller or recorder behind
+trap 'touch polls.stop ckpt.polls.stop preempt.polls.stop; kill $(jobs -p) 2>/dev/null || true' EXIT
 mkdir -p snap shim root
 log() { printf '[%s %s] %s\n' "$(date +%T)" "$mode" "$*"; }
 export SB_ROOT="$out/root" SB_INDEX="$out/index.sqlite"
@@ -176,6 +178,91 @@ sbctl submit stop.yaml --json > stop.json
 rc=0; sbctl wait "$(jq -r .benchmark.dir stop.json)" --timeout 120 --interval 2 > stop.wait 2>&1 || rc=$?
 [ "$rc" = 3 ] || { echo "early stop: wait exit $rc, not 3"; cat stop.wait; exit 1; }
 sbctl status "$(jq -r .benchmark.dir stop.json)" --json > stop.status.json || true
+
+# checkpoints and requeue (docs/spec.md "Checkpoints and requeue"): each
+# run works until the signal (or a TERM) asks it to checkpoint, saves its
+# stage and exits; a run that finds its last stage works 3 s more and
+# finishes.  Child 0 (2 stages) is signalled before its 1-minute limit
+# twice (Slurm sends --signal=B:USR1@30 up to a minute early), requeues
+# itself each time and finishes on its third run, after 2 restarts; child
+# 1's checkpoint (1 stage) is replaced between its runs.
+cat > train.py <<'PY'
+import os, signal, sys, time
+stop = False
+def request(sig, frame):
+    global stop
+    stop = True
+signal.signal(getattr(signal, "SIG" + os.environ.get("SB_CHECKPOINT_SIGNAL", "USR1")), request)
+signal.signal(signal.SIGTERM, request)
+stage = int(open("ckpt.txt").read()) if os.path.exists("ckpt.txt") else 0
+if stage >= int(os.environ.get("STAGES", "1")):
+    time.sleep(3)
+    open("model.txt", "w").write("trained, stage %d\n" % stage)
+    sys.exit(0)
+while not stop:
+    time.sleep(0.2)
+open("ckpt.tmp", "w").write(str(stage + 1))
+os.replace("ckpt.tmp", "ckpt.txt")
+PY
+ckspec() { # ckspec NAME TIME [MORE-LINES]
+	printf '%s\n' "name: $1" "command: [python3, \"{spec_dir}/train.py\"]" ${3:+"$3"} \
+		"heartbeat: 2" "results: [model.txt]" "slurm:" "  time: \"$2\"" \
+		"checkpoint: {files: [ckpt.txt], before: 30}" > "$1.yaml"
+}
+# poll_classes DIR OUT: each child's class every second until OUT.stop exists
+poll_classes() {
+	while [ ! -e "$2.stop" ]; do
+		sbctl status "$1" --json 2> /dev/null | jq -r '[.children[].class] | join(" ")' >> "$2" || true
+		sleep 1
+	done
+}
+# child 0 needs 2 stages, child 1 one
+ckspec cluster-ckpt 1 'parameters: {stages: ["2", "1"]}
+env: {STAGES: "{stages}"}'
+log "checkpoints: a 1-minute limit, the signal 30 s before it"
+sbctl submit cluster-ckpt.yaml --json > ckpt.json
+ckdir=$(jq -r .benchmark.dir ckpt.json)
+poll_classes "$ckdir" "$out/ckpt.polls" &
+ckpoll=$!
+# child 1: its first run's finish is there; its next run waits: replace
+r0=
+for ((i = 0; i < 400; i++)); do
+	r0=$(ls "$ckdir"/events/*/1.a0.j*.r0.log 2>/dev/null | head -n 1) || true
+	[ -n "$r0" ] && sbctl log "$r0" --json 2>/dev/null | grep -q '"type":"finish"' && break
+	sleep 0.25
+done
+log "replacing child 1's checkpoint between its runs"
+echo 7 > "$ckdir/runs/1/ckpt.txt"
+rc=0; sbctl wait "$ckdir" --timeout 150 --interval 2 > ckpt.wait 2>&1 || rc=$?
+[ "$rc" = 3 ] || { echo "checkpoints: wait exit $rc, not 3"; cat ckpt.wait; exit 1; }
+touch "$out/ckpt.polls.stop"; wait "$ckpoll" 2>/dev/null || true
+sbctl status "$ckdir" --json > ckpt.status.json || true
+
+# preemption: a job of a higher-priority partition takes the node
+# (PreemptType=preempt/partition_prio, PreemptMode=REQUEUE); the command
+# saves on TERM, Slurm requeues the job, its next run resumes
+ckspec cluster-preempt 10
+log "preemption by a higher-priority partition"
+sbctl submit cluster-preempt.yaml --json > preempt.json
+pdir=$(jq -r .benchmark.dir preempt.json)
+P=$(jq -r '.jobs[0].job_id' preempt.json)
+poll_classes "$pdir" "$out/preempt.polls" &
+ppoll=$!
+for ((i = 0; i < 240; i++)); do
+	ls "$pdir"/events/*/0.a0.j*.r0.log > /dev/null 2>&1 && break
+	sleep 0.25
+done
+sleep 1
+if [ "$mode" = fake ]; then
+	"$SBFAKE" preempt --requeue "${P}_0"
+else
+	sbatch -Q -p urgent --exclusive --time=1 --wrap 'sleep 2' -o /dev/null
+fi
+rc=0; sbctl wait "$pdir" --timeout 120 --interval 2 > preempt.wait 2>&1 || rc=$?
+[ "$rc" = 0 ] || { echo "preemption: wait exit $rc, not 0"; cat preempt.wait; exit 1; }
+touch "$out/preempt.polls.stop"; wait "$ppoll" 2>/dev/null || true
+sbctl status "$pdir" --json > preempt.status.json || true
+sacct -X -D -P -n -j "$P" --format=JobID,State,ExitCode > preempt.sacct 2>&1 || true
 
 if [ -n "${rec_pid:-}" ]; then
 	sleep 2

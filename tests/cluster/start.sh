@@ -75,6 +75,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
+# a requeued job waits the credential's lifetime before it may start again
+# (120 s by default): 10 s keeps the checkpoint/requeue scenario short
+AuthInfo=cred_expire=10
 StateSaveLocation=/var/lib/slurm/slurmctld
 SlurmdSpoolDir=/var/lib/slurm/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
@@ -95,12 +98,15 @@ SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=$defmem
 KillWait=10
 MinJobAge=300
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoreFlags=job_comment
 JobCompType=jobcomp/none
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus Boards=1 SocketsPerBoard=1 CoresPerSocket=$cpus ThreadsPerCore=1 RealMemory=$mem State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP PriorityTier=2
 CONF
 cat > /etc/slurm/cgroup.conf <<'CONF'
 CgroupPlugin=autodetect

@@ -35,6 +35,8 @@ struct tcase {
 	int submitting;         /* a submit holds the benchmark's lock */
 	int64_t intent_ago;     /* an intent with no outcome, that long ago */
 	int row_exit;           /* the row's ExitCode N (N:0) */
+	int64_t lag;            /* the storage lag (a shared file system) */
+	int64_t made_ago;       /* the benchmark was made that long ago (0: long) */
 	enum sb_class want;
 	const char *reason;     /* a substring of the reason */
 };
@@ -119,6 +121,29 @@ static const struct tcase cases[] = {
 	{ "special exit, no log, settled", NOLOG, .consulted = 1, .submitted = 1, .state = "SPECIAL_EXIT", .end_ago = 60, .want = SB_CLASS_MISSING, .reason = "no log, and the scheduler says SPECIAL_EXIT" },
 	{ "killed needs no settling", STARTED, .consulted = 1, .submitted = 1, .state = "TIMEOUT", .end_ago = 1, .want = SB_CLASS_KILLED, .reason = "TIMEOUT" },
 	{ "settle 0 judges at once", STARTED, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = -1, .want = SB_CLASS_INCOMPLETE },
+	/* on shared storage (a lag of 60 s): what rests on a file being absent,
+	 * or on what a result looks like now, waits settle + lag since the End */
+	{ "shared: started, COMPLETED 30 s ago", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 30, .lag = 60, .want = SB_CLASS_RUNNING, .reason = "ended 30 s ago (COMPLETED); waiting up to 70 s for its finish record" },
+	{ "shared: started, COMPLETED 69 s ago", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 69, .lag = 60, .want = SB_CLASS_RUNNING, .reason = "finish record" },
+	{ "shared: started, COMPLETED 70 s ago", STARTED, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 70, .lag = 60, .want = SB_CLASS_INCOMPLETE, .reason = "no finish record" },
+	{ "shared: no start, COMPLETED 40 s ago", NOLOG, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 40, .lag = 60, .want = SB_CLASS_RUNNING, .reason = "log to appear" },
+	{ "shared: no log, FAILED 65 s ago", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = 65, .lag = 60, .want = SB_CLASS_RUNNING, .reason = "log to appear" },
+	{ "shared: no log, FAILED 75 s ago", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = 75, .lag = 60, .want = SB_CLASS_FAILED, .reason = "before sbagent started" },
+	{ "shared: killed at once, its log not shown", STARTED, .consulted = 1, .submitted = 1, .state = "TIMEOUT", .end_ago = 5, .lag = 60, .want = SB_CLASS_KILLED, .reason = "TIMEOUT; its log shows no finish record yet (the job ended 5 s ago; another node's writes may take up to 70 s to show here)" },
+	{ "shared: killed, no start shown", NOLOG, .consulted = 1, .submitted = 1, .state = "CANCELLED by 5", .end_ago = 5, .lag = 60, .want = SB_CLASS_KILLED, .reason = "no start record yet" },
+	{ "shared: killed, settled", STARTED, .consulted = 1, .submitted = 1, .state = "TIMEOUT", .end_ago = 80, .lag = 60, .want = SB_CLASS_KILLED, .reason = "TIMEOUT; the command was still running (no finish record)" },
+	{ "shared: killed after its finish", FINSIG, .consulted = 1, .submitted = 1, .state = "CANCELLED by 5", .end_ago = 2, .lag = 60, .want = SB_CLASS_KILLED, .reason = "killed by signal 15" },
+	{ "shared: result changed 20 s after End", FIN0, .changed = "result 'out' changed after the verified finish", .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 20, .lag = 60, .want = SB_CLASS_RUNNING, .reason = "result 'out' changed after the verified finish, 20 s after the job ended; waiting up to 70 s for shared storage" },
+	{ "shared: result changed, settled", FIN0, .changed = "result 'out' changed after the verified finish", .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 80, .lag = 60, .want = SB_CLASS_INVALID, .reason = "changed after" },
+	{ "shared: result changed, offline, 5 s after the finish", FIN0, .changed = "result 'out' changed after the verified finish", .life_ago = 5, .submitted = 1, .lag = 60, .want = SB_CLASS_RUNNING, .reason = "5 s after the job finished" },
+	{ "shared: no submission, made 5 s ago", NOLOG, .consulted = 1, .lag = 60, .made_ago = 5, .want = SB_CLASS_PENDING, .reason = "no submission shows here yet (the benchmark was made 5 s ago; another node's submit may take up to 70 s to show here)" },
+	{ "shared: no submission, made 70 s ago", NOLOG, .consulted = 1, .lag = 60, .made_ago = 70, .want = SB_CLASS_MISSING, .reason = "never submitted" },
+	{ "local: no submission, made 5 s ago", NOLOG, .consulted = 1, .made_ago = 5, .want = SB_CLASS_MISSING, .reason = "never submitted" },
+	{ "shared: cancelled while queued, no start shown yet", NOLOG, .consulted = 1, .submitted = 1, .cancel = 1, .state = "PENDING", .end_ago = 5, .lag = 60, .want = SB_CLASS_KILLED, .reason = "its log shows no start record yet" },
+	{ "shared: cancelled, no row, its start not shown yet", NOLOG, .consulted = 1, .submitted = 1, .cancel = 1, .submit_ago = 20, .lag = 60, .want = SB_CLASS_KILLED, .reason = "cancelled by 'sbctl cancel'; its log shows no start record yet" },
+	{ "shared: cancelled, no row, settled", NOLOG, .consulted = 1, .submitted = 1, .cancel = 1, .submit_ago = 200, .lag = 60, .want = SB_CLASS_KILLED, .reason = "before it started" },
+	{ "shared: success is not delayed", FIN0, .consulted = 1, .submitted = 1, .state = "COMPLETED", .end_ago = 1, .lag = 60, .want = SB_CLASS_SUCCEEDED },
+	{ "shared: a failure the log shows is not delayed", FIN3, .life_ago = 20, .consulted = 1, .submitted = 1, .state = "FAILED", .end_ago = 1, .row_exit = 3, .lag = 60, .want = SB_CLASS_FAILED, .reason = "exit 3" },
 	/* 8 stale */
 	{ "stale running", STARTED, .life_ago = 400, .consulted = 1, .submitted = 1, .state = "RUNNING", .want = SB_CLASS_STALE, .reason = "no sign of life for 400 s" },
 	{ "stale no record", STARTED, .life_ago = 400, .consulted = 1, .submitted = 1, .want = SB_CLASS_STALE, .reason = "no record" },
@@ -211,6 +236,8 @@ static void test_table(void **state)
 		build(&cases[i], &log, &s);
 		/* end_ago -1: "--settle 0", judged at once however recent the End */
 		p.settle_s = cases[i].end_ago < 0 ? 0 : 10;
+		p.storage_lag_s = cases[i].lag;
+		p.made_ns = cases[i].made_ago ? NOW - S(cases[i].made_ago) : 0;
 		if (cases[i].end_ago < 0)
 			s.row.end = NOW / 1000000000LL;
 		sb_classify(&log, &s, &p, &v);

@@ -1,10 +1,12 @@
-/* Benchmark-directory file helpers: atomic writes, bounded reads, locks. */
+/* Benchmark-directory file helpers: atomic writes, bounded reads, the
+ * kind of file system. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,40 +134,74 @@ static void test_mkdirs_and_ownership(void **state)
 	}
 }
 
-static void test_lock_is_exclusive_across_processes(void **state)
+static void test_shared_file_systems(void **state)
 {
-	struct sb_error err;
-	int sync_pipe[2], status;
-	pid_t child;
-	char c;
+	const char *name = NULL;
 
 	(void)state;
-	assert_int_equal(pipe(sync_pipe), 0);
-	child = fork();
-	if (child == 0) {
-		int fd = sb_fs_lock(join("lock"), NULL);
-		if (fd < 0 || write(sync_pipe[1], "x", 1) != 1)
-			_exit(1);
-		sleep(30); /* killed by the parent */
-		_exit(0);
+	/* tmpfs is local; a path not made yet is judged by its parent */
+	if (sb_fs_shared("/dev/shm", &name) == false) {
+		assert_string_equal(name, "tmpfs");
+		assert_false(sb_fs_shared("/dev/shm/not/made/yet", &name));
+		assert_string_equal(name, "tmpfs");
 	}
-	assert_int_equal(read(sync_pipe[0], &c, 1), 1);
-	{
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		int fd = open(join("lock"), O_RDWR);
-		assert_true(fd >= 0);
-		assert_int_equal(fcntl(fd, F_GETLK, &fl), 0);
-		assert_int_equal(fl.l_type, F_WRLCK);
-		assert_int_equal(fl.l_pid, child);
-		close(fd);
-	}
-	kill(child, SIGKILL);
-	waitpid(child, &status, 0);
-	{
-		int fd = sb_fs_lock(join("lock"), &err);
-		assert_true(fd >= 0);
-		close(fd);
-	}
+	/* a type not known to be local (proc) is taken as shared, named */
+	assert_true(sb_fs_shared("/proc/self", &name));
+	assert_string_equal(name, "unknown 0x9fa0");
+	assert_true(sb_fs_shared("/proc/self", NULL));
+}
+
+static void test_reveal(void **state)
+{
+	struct stat st;
+	int fd;
+
+	(void)state;
+	/* absent on the server too: 0, and the question leaves no file */
+	assert_int_equal(sb_fs_reveal(join("absent")), 0);
+	assert_int_equal(count_entries(), 0);
+	/* there: 1, its bytes and mode untouched */
+	fd = open(join("key"), O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	close(fd);
+	assert_int_equal(sb_fs_reveal(join("key")), 1);
+	assert_int_equal(stat(join("key"), &st), 0);
+	assert_int_equal(st.st_size, 10);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	/* a directory or a symbolic link is no file: -1, nothing made */
+	assert_int_equal(mkdir(join("d"), 0755), 0);
+	assert_int_equal(sb_fs_reveal(join("d")), -1);
+	assert_int_equal(symlink("absent-target", join("link")), 0);
+	assert_int_equal(sb_fs_reveal(join("link")), -1);
+	assert_int_equal(count_entries(), 3);
+	/* a parent that is not there: -1 (ENOENT) */
+	assert_int_equal(sb_fs_reveal(join("no/such")), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void tidied(const char *in, const char *want)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s", in);
+	sb_fs_tidy_path(buf);
+	assert_string_equal(buf, want);
+}
+
+static void test_tidy_path(void **state)
+{
+	(void)state;
+	tidied("/tmp/sm/./sbench-runs/x-1", "/tmp/sm/sbench-runs/x-1");
+	tidied("/a//b///c/", "/a/b/c");
+	tidied("./x/./y/.", "x/y");
+	tidied("/./", "/");
+	tidied("/", "/");
+	tidied(".", ".");
+	tidied("./", ".");
+	tidied("a/../b", "a/../b");
+	tidied("/a/.b/..c/.", "/a/.b/..c");
+	tidied("", ".");
 }
 
 int main(void)
@@ -175,7 +211,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_write_failure_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdirs_and_ownership, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lock_is_exclusive_across_processes, setup, teardown),
+		cmocka_unit_test(test_shared_file_systems),
+		cmocka_unit_test_setup_teardown(test_reveal, setup, teardown),
+		cmocka_unit_test(test_tidy_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

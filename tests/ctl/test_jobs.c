@@ -348,6 +348,56 @@ static void test_sbatch_argv(void **state)
 	sb_chunks_release(&c);
 }
 
+/* A smoke test's layout (sb_jobs_layout_first): chunk 0 holds the first
+ * child alone, the later ones up to MaxArraySize; read back as written
+ * (chunk 0 as large as its map), and a first size of 0 or above
+ * MaxArraySize is the plain layout. */
+static void test_layout_first(void **state)
+{
+	size_t all[5] = { 0, 1, 2, 3, 4 }, k, t;
+	struct sb_chunks c = { 0 }, back = { 0 };
+	struct sb_error err = { 0 };
+	enum sb_jobs_found found;
+	char want[128];
+
+	(void)state;
+	assert_int_equal(sb_jobs_layout_first(bench, 7, all, 5, 1, NULL, &c, &err), 0);
+	assert_int_equal(c.n, 3); /* 1 + 2 + 2 */
+	assert_int_equal(c.v[0].n, 1);
+	assert_int_equal(c.v[0].children[0], 0);
+	assert_string_equal(c.v[0].array, "0-0");
+	assert_int_equal(c.v[1].n, 2);
+	assert_int_equal(c.v[1].children[0], 1);
+	assert_int_equal(c.v[2].children[1], 4);
+	snprintf(want, sizeof(want), "sb-%.12s-a7-c1", bench->digest);
+	assert_string_equal(c.v[1].name, want);
+	assert_int_equal(sb_jobs_write(bench, &c, "/usr/bin/sbagent", &err), 0);
+	assert_int_equal(sb_jobs_read_attempt(bench, 7, NULL, &back, &found, &err), 0);
+	assert_int_equal(found, SB_JOBS_PREPARED);
+	assert_int_equal(back.n, c.n);
+	for (k = 0; k < c.n; k++) {
+		assert_int_equal(back.v[k].n, c.v[k].n);
+		assert_string_equal(back.v[k].name, c.v[k].name);
+		for (t = 0; t < c.v[k].n; t++)
+			assert_int_equal(back.v[k].children[t], c.v[k].children[t]);
+	}
+	sb_chunks_release(&back);
+	sb_chunks_release(&c);
+	/* 0, or more than MaxArraySize (2): the plain layout, 2 + 2 + 1 */
+	assert_int_equal(sb_jobs_layout_first(bench, 7, all, 5, 0, NULL, &c, &err), 0);
+	assert_int_equal(c.v[0].n, 2);
+	assert_int_equal(c.n, 3);
+	sb_chunks_release(&c);
+	assert_int_equal(sb_jobs_layout_first(bench, 7, all, 5, 9, NULL, &c, &err), 0);
+	assert_int_equal(c.v[0].n, 2);
+	assert_int_equal(c.v[2].n, 1);
+	sb_chunks_release(&c);
+	/* one child: one chunk of one */
+	assert_int_equal(sb_jobs_layout_first(bench, 7, all, 1, 1, NULL, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	sb_chunks_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_write_read_discard),
 		cmocka_unit_test(test_output_lookup),
 		cmocka_unit_test(test_sbatch_argv),
+		cmocka_unit_test(test_layout_first),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

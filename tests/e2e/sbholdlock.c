@@ -1,5 +1,5 @@
-/* sbholdlock: takes the fcntl lock of a benchmark directory (its `lock`
- * file, as sbctl submit does) and holds it until its standard input closes:
+/* sbholdlock: takes the lock of a benchmark directory (its `lock` file and
+ * owner file, as sbctl submit does: base/lock.h) and holds it until its standard input closes:
  * for the test of a wait started while a submit is creating the benchmark
  * (tests/e2e/test_status_races.sh).  Not installed.
  *
@@ -8,20 +8,19 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "base/fsutil.h"
+#include "base/lock.h"
 
 int main(int argc, char **argv)
 {
 	struct sb_error err;
+	struct sb_lock lk;
 	char c;
-	int fd;
 
 	if (argc != 2) {
 		fputs("usage: sbholdlock LOCKFILE\n", stderr);
 		return 2;
 	}
-	fd = sb_fs_lock(argv[1], &err);
-	if (fd < 0) {
+	if (sb_lock_take(argv[1], NULL, NULL, &lk, &err) < 0) {
 		fprintf(stderr, "sbholdlock: %s\n", err.msg);
 		return 1;
 	}
@@ -29,6 +28,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (read(STDIN_FILENO, &c, 1) > 0)
 		;
-	close(fd);
+	sb_lock_release(&lk);
 	return 0;
 }

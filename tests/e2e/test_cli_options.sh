@@ -19,7 +19,13 @@ for c in keygen log plan submit status analyze report rerun cancel output wait w
 	expect "$c --help: exit 0, nothing on stderr" "$rc $(cat h.err)" "0 "
 	expect_match "$c --help: usage, options and -h" "$out" "^usage: sbctl $c.*"$'\n'"options:"$'\n'".*-h, --help"
 	expect "$c -h is --help" "$("$SBCTL" $c -h)" "$out"
+	# the help ends naming the command's man page, and the build has it
+	expect "$c --help: its last line names its man page" "$(tail -n 1 <<<"$out")" \
+		"the full reference: man sbctl-$c"
+	expect "$c: the man page named is built" "$(ls "$SB_BIN/../man/man1/sbctl-$c.1" > /dev/null && echo yes)" yes
 done
+expect "sbagent --help names its man page" "$("$SB_BIN/sbagent" --help | tail -n 1)" "the full reference: man sbagent"
+expect_match "sbctl --help names the man pages" "$("$SBCTL" --help)" "'man sbctl' has the full reference"
 expect_match "status --help lists --settle" "$("$SBCTL" status --help)" "--settle SECONDS +how long"
 expect_match "report --help lists -o" "$("$SBCTL" report --help)" "-o, --output FILE"
 
@@ -78,6 +84,39 @@ same "submit --root --dry-run" "$SBCTL" submit three.yaml --root "$T_ROOT/r" --d
 "$SBCTL" submit three.yaml --root="$T_ROOT/r2" --json > s.json
 d=$(jqf s.json .benchmark.dir)
 expect "submit --root=DIR: the benchmark goes under DIR ($d)" "$([[ $d == "$T_ROOT/r2/"* ]] && echo yes)" yes
+# a relative root and ./ in it: the paths printed are tidy (no /./, no //)
+write_spec four.yaml "name: four
+command: [sh, -c, 'exit {x}']
+parameters:
+  x: [0, 1]"
+"$SBCTL" submit four.yaml --root ./r3//x/. --dry-run > dr.out 2>&1
+expect_match "submit --dry-run, root ./r3//x/.: the directory tidied" \
+	"$(sed -n 's/^directory \(.*\) (\(.*\): --dry-run)$/\1|\2/p' dr.out)" "^$PWD/r3/x/four-[0-9a-f]{12}\|not created$"
+expect "submit --dry-run: no /./ in any path" "$(grep -c '/\./' dr.out)" 0
+# a rerun's dry run: the directory is there, and it says so
+"$SBCTL" submit four.yaml --root ./r3//x/. --json > s4.json
+d4=$(jqf s4.json .benchmark.dir)
+expect "submit, root ./r3//x/.: the directory recorded tidied" "$d4" "$(sed -n 's/^directory \(.*\) (.*$/\1/p' dr.out)"
+failed4() { "$SBCTL" status "$d4" --settle 0 --class failed 2> /dev/null | grep -q .; }
+wait_for 30 all_done && wait_for 10 failed4
+"$SBCTL" rerun "$d4" --only failed --dry-run > dr.out 2>&1
+expect "rerun --dry-run: the directory exists, nothing written" \
+	"$(grep -c "^directory $d4 (exists, nothing written: --dry-run)$" dr.out)" 1
+"$SBCTL" rerun "$dir" --only failed --dry-run > dr.out 2>&1; rc=$?
+expect "rerun --dry-run, nothing failed: said, exit 0" "$rc $(cat dr.out)" \
+	"0 no child of two is failed: nothing to rerun (--dry-run)"
+
+# one child: "child 0" and "1 child", never "children 0-0" nor "1 children"
+write_spec one.yaml "name: one
+command: [echo, '{x}']
+parameters:
+  x: [z]"
+"$SBCTL" submit one.yaml --dry-run > dr.out 2>&1
+expect "submit --dry-run, one child: '1 child in 1 job array'" "$(grep -c '^benchmark one (.*), attempt 0: 1 child in 1 job array$' dr.out)" 1
+expect "submit --dry-run, one child: the script says '1 child'" "$(grep -c '^# sbench benchmark one (.*), attempt 0, chunk 0: 1 child$' dr.out)" 1
+"$SBCTL" submit one.yaml > one.out 2>&1
+expect_match "submit, one child: 'child 0'" "$(sed -n 2p one.out)" "^  job [0-9]+ +array 0-0 +child 0$"
+expect "submit, one child: no 'children'" "$(grep -c 'children' one.out)" 0
 
 # a value is the next argument whatever it starts with: the option's own check refuses it
 "$SBCTL" status "$dir" --settle -1 2> u.err; rc=$?

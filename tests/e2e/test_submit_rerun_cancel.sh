@@ -26,6 +26,8 @@ expect "rerun: a new job array" "$(jqf r.json '[.jobs[].submitted_now]|join(",")
 "$SBCTL" rerun mixed --only failed,bogus > /dev/null 2> bad.err
 expect "an unknown class is a usage error" "$?" 2
 expect "the unknown class is named" "$(cat bad.err)" "sbctl rerun: 'bogus' is not a class"
+"$SBCTL" rerun mixed --only faild > /dev/null 2> bad.err
+expect "a misspelt class: did you mean" "$(cat bad.err)" "sbctl rerun: 'faild' is not a class (did you mean 'failed'?)"
 "$SBCTL" rerun no-such-bench --only failed > /dev/null 2> nob.err
 expect "an unknown benchmark is a usage error" "$?" 2
 

@@ -33,8 +33,8 @@ shim sbatch ""
 nsubm=$(ls "$adir/submissions" | wc -l)
 "$SBCTL" submit g.yaml --dry-run > dry.out 2> /dev/null
 expect "a dry run shows the new child only, and what would be reused" \
-	"$(grep -c '^== chunk' dry.out) $(grep -o 'children in [0-9]* job array' dry.out) $(tail -n 1 dry.out)" \
-	"1 children in 1 job array 3 children proven in earlier benchmarks would be reused, not submitted"
+	"$(grep -c '^== chunk' dry.out) $(grep -o '[0-9]* child[ren]* in [0-9]* job array' dry.out) $(tail -n 1 dry.out)" \
+	"1 1 child in 1 job array 3 children proven in earlier benchmarks would be reused, not submitted"
 expect_match "the dry run's task map lists child 3 alone" "$(grep -A1 'task -> child' dry.out | tail -n 1)" '^  0->3$'
 expect "the dry run submitted nothing, created nothing, added no file to the source" \
 	"$(count_calls sbatch) $(ls "$adir/submissions" | wc -l) $(ls "$SB_ROOT" | wc -l)" "0 $nsubm 1"
@@ -76,7 +76,8 @@ expect "the text status: a reused child's row says where its run is" \
 "$SBCTL" report "$bdir" -o r.html --offline > /dev/null 2>&1
 expect "the report: a reused child's mark says where its run is" \
 	"$(grep -c "<g class=\"mark\" data-child=\"1\" data-class=\"succeeded\" data-reused=\"1\"><title>child 1: succeeded" r.html) $(grep -c 'reused from grow [0-9a-f]\{12\} child 1: its run, and its times, are in that benchmark' r.html) $(grep -c 'data-reused' r.html)" "1 1 3"
-expect "the report's legend explains the thin marks" "$(grep -c 'reused: its run is in an earlier benchmark' r.html)" 1
+expect "the report's legend explains the rings of reused children" \
+	"$(grep -c '<span data-legend="reused">.*a reused child, whose run is in an earlier benchmark' r.html)" 1
 "$SBCTL" output "$bdir" 3 > o3.out
 expect_match "a child of its own run: its own output" "$(head -n 1 o3.out)" "^== $bdir/"
 "$SBCTL" analyze "$bdir" --json > an.json

@@ -69,21 +69,41 @@ env -u LD_LIBRARY_PATH "$P/bin/sbctl" plan "$SB_SRC/examples/demo-sweep.yaml" >/
 
 # man pages: one per command, sbagent, libsbench(3); each renders
 for page in sbctl sbagent sbctl-keygen sbctl-log sbctl-plan sbctl-submit sbctl-status \
-	    sbctl-wait sbctl-analyze sbctl-report sbctl-rerun sbctl-cancel sbctl-output sbctl-list sbctl-index; do
+	    sbctl-wait sbctl-analyze sbctl-report sbctl-export sbctl-rerun sbctl-cancel sbctl-output sbctl-list sbctl-index; do
 	[ -f "$P/share/man/man1/$page.1" ] || fail "man page $page.1 not installed"
 done
 [ -f "$P/share/man/man3/libsbench.3" ] || fail "man page libsbench.3 not installed"
+[ -f "$P/share/man/man5/sbench-spec.5" ] || fail "man page sbench-spec.5 (the spec reference) not installed"
+[ -f "$P/share/man/man7/sbench-classes.7" ] || fail "man page sbench-classes.7 (the classes) not installed"
+MANWIDTH=100 man -l "$P/share/man/man5/sbench-spec.5" 2>/dev/null | grep -q "checkpoint" \
+	|| fail "sbench-spec(5) does not document the spec's keys"
 (
 	cd "$P/share/man"
-	for f in man1/*.1 man3/*.3; do
+	for f in man1/*.1 man3/*.3 man5/*.5 man7/*.7; do
 		out=$(MANWIDTH=100 man -l "$f" 2>"$work/man.err") || fail "man -l $f failed: $(cat "$work/man.err")"
 		grep -q "failed .so request\|can't open" "$work/man.err" && fail "man -l $f: $(cat "$work/man.err")"
 		name=$(basename "$f"); name=${name%.*}
 		grep -q "NAME" <<<"$out" || fail "man -l $f shows no NAME section"
+		# a text line read as a roff request vanishes from the page
+		lost=$(MANWIDTH=100 man --warnings -l "$f" 2>&1 >/dev/null | grep "not defined" || true)
+		[ -z "$lost" ] || fail "man -l $f loses text: $lost"
+		# on an 80-column terminal groff has nothing to say: no table
+		# wider than the line, no line it cannot break or adjust
+		warned=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null || true)
+		[ -z "$warned" ] || fail "man --warnings -l $f (80 columns) warns: $warned"
 	done
 )
 MANWIDTH=100 man -l "$P/share/man/man1/sbctl-status.1" 2>/dev/null | grep "sbctl status" >/dev/null \
 	|| fail "sbctl-status(1) does not describe sbctl status"
+# the pages they cite are installed (an install has no docs/ directory)
+[ -f "$P/share/doc/sbench/spec.md" ] || fail "docs/spec.md is not installed in share/doc/sbench"
+cited=$(cat "$P"/share/man/man*/* | grep -o 'share/doc/sbench/[a-z0-9-]*\.md' | sort -u)
+[ -n "$cited" ] || fail "the man pages cite no installed page"
+for c in $cited; do
+	[ -f "$P/$c" ] || fail "a man page cites $c, which is not installed"
+done
+left=$(grep -l 'docs/[a-z0-9-]*\.md' "$P"/share/man/man*/* || true)
+[ -z "$left" ] || fail "man pages cite docs/ of a source tree: $left"
 
 # a program against the installed library, with pkg-config
 cat >"$work/prog.c" <<'C'

@@ -24,6 +24,51 @@ run 0 "$sbctl" keygen --help
 (umask 077; "$sbctl" keygen k3) && [ "$(stat -c %a k3)" = 600 ] || fail "umask 077"
 (umask 000; "$sbctl" keygen k4) && [ "$(stat -c %a k4)" = 600 ] || fail "umask 000"
 
+# --- keygen --ed25519: PEM PKCS#8 private key (0600), SPKI public key,
+# both accepted by openssl, a signature made with openssl verifies with the .pub
+run 0 "$sbctl" keygen --ed25519 ed
+[ "$(stat -c %a ed)" = 600 ] || fail "ed mode is $(stat -c %a ed)"
+[ "$(stat -c %a ed.pub)" = 644 ] || fail "ed.pub mode is $(stat -c %a ed.pub)"
+head -n 1 ed | grep -qx -- '-----BEGIN PRIVATE KEY-----' || fail "ed is not PEM PKCS#8: $(head -n 1 ed)"
+head -n 1 ed.pub | grep -qx -- '-----BEGIN PUBLIC KEY-----' || fail "ed.pub is not PEM SPKI"
+openssl pkey -in ed -noout || fail "openssl refuses ed"
+openssl pkey -pubin -in ed.pub -noout || fail "openssl refuses ed.pub"
+openssl pkey -in ed -text -noout | grep -q 'ED25519 Private-Key' || fail "ed is not Ed25519"
+openssl pkey -in ed -pubout | cmp -s - ed.pub || fail "ed.pub is not ed's public key"
+printf 'a message' >msg
+openssl pkeyutl -sign -inkey ed -rawin -in msg -out msg.sig || fail "openssl cannot sign with ed"
+openssl pkeyutl -verify -pubin -inkey ed.pub -rawin -in msg -sigfile msg.sig >/dev/null ||
+	fail "the signature does not verify with ed.pub"
+printf 'another message' >msg2
+openssl pkeyutl -verify -pubin -inkey ed.pub -rawin -in msg2 -sigfile msg.sig >/dev/null 2>&1 &&
+	fail "a signature verifies over another message"
+ls ed.tmp.* ed.pub.tmp.* >/dev/null 2>&1 && fail "keygen --ed25519 left temporary files"
+# an existing private or public key is refused, and nothing changes
+cp ed ed.before; cp ed.pub ed.pub.before
+run 2 "$sbctl" keygen --ed25519 ed
+has err "'ed' already exists"
+cmp -s ed ed.before && cmp -s ed.pub ed.pub.before || fail "keygen --ed25519 changed an existing key"
+echo keep >only.pub
+run 2 "$sbctl" keygen --ed25519 only
+has err "'only.pub' already exists"
+[ -e only ] && fail "keygen --ed25519 left a private key without its public key"
+[ "$(cat only.pub)" = keep ] || fail "keygen --ed25519 changed only.pub"
+ln -s ed-target edlink
+run 2 "$sbctl" keygen --ed25519 edlink
+[ -e ed-target ] && fail "keygen --ed25519 followed a symlink"
+run 1 "$sbctl" keygen --ed25519 no/such/dir/key
+has err "no/such/dir/key"
+run 2 "$sbctl" keygen --ed25519
+run 2 "$sbctl" keygen --ed25519=yes ed3
+(umask 000; "$sbctl" keygen --ed25519 ed4) && [ "$(stat -c %a ed4)" = 600 ] || fail "ed25519 umask 000"
+ls ed4.tmp.* ed4.pub.tmp.* >/dev/null 2>&1 && fail "temporary files left"
+cmp -s ed ed4 && fail "two Ed25519 keys are equal"
+if [ "$(id -u)" != 0 ]; then
+	mkdir ro && chmod 555 ro
+	run 1 "$sbctl" keygen --ed25519 ro/key
+	[ -z "$(ls ro)" ] || fail "keygen --ed25519 left files in ro/: $(ls ro)"
+fi
+
 # --- sbctl log refuses weak key files, each with its own message
 cp "$golden/log-4.sbe" a.log
 "$tamper" golden-key key

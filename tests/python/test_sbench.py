@@ -17,6 +17,18 @@ def test_plan_equals_cli(cli, src, spec):
     assert sbench.plan(path) == cli.json("plan", path, "--json")
 
 
+def test_annotations_read_as_written():
+    # help() and inspect show what the source says, not ForwardRef('...')
+    import inspect
+    sig = inspect.signature(sbench.report)
+    assert sig.parameters["bench"].annotation == "str | os.PathLike[str]"
+    assert sig.parameters["output"].annotation == "str | os.PathLike[str] | None"
+    for name in sbench.__all__:
+        obj = getattr(sbench, name)
+        if inspect.isfunction(obj):
+            assert "ForwardRef" not in str(inspect.signature(obj)), name
+
+
 def test_plan_takes_path_like(cli, src):
     import pathlib
     path = pathlib.Path(src) / "examples" / "demo-sweep.yaml"
@@ -65,6 +77,20 @@ def test_keygen_and_refusal(cli, tmp_path):
         sbench.keygen(key)
     assert str(e.value) in r.stderr
     assert key.stat().st_size == 32
+
+
+def test_keygen_ed25519(cli, tmp_path):
+    key = tmp_path / "ed"
+    sbench.keygen(key, ed25519=True)
+    pub = tmp_path / "ed.pub"
+    assert (key.stat().st_mode & 0o777) == 0o600
+    assert key.read_text().startswith("-----BEGIN PRIVATE KEY-----\n")
+    assert pub.read_text().startswith("-----BEGIN PUBLIC KEY-----\n")
+    r = cli.run("keygen", "--ed25519", key)
+    assert r.returncode == 2
+    with pytest.raises(sbench.UsageError) as e:
+        sbench.keygen(key, ed25519=True)
+    assert str(e.value) in r.stderr
 
 
 def test_read_log_equals_cli(cli, tmp_path):

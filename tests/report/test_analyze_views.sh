@@ -55,6 +55,11 @@ expect_match "spec metric: warned on stderr" "$(cat a.err)" \
 expect "spec metric: the warning in the JSON" "$(jq -r '.warnings | length' a.json)" 1
 expect_match "spec metric: its text" "$(jq -r '.warnings[0]' a.json)" "'acuracy'.*did you mean 'accuracy'"
 expect "json: no sort" "$(jq -c .sort a.json)" null
+# no job ran twice: every group's restarts 0, and the text as it always was
+expect "json: no restarts" "$(jq -c '[.groups[].restarts]' a.json)" "[0,0,0,0,0,0]"
+"$SBCTL" analyze "$dir" > a.txt 2> /dev/null
+expect "text: no restarts, none named" "$(grep -c restart a.txt)" 0
+expect "text: a group's line" "$(grep -c '^metric=1 n=1: 1 of 1 succeeded$' a.txt)" 1
 
 # -- a misspelt --metrics: an error, exit 2 --------------------------------
 "$SBCTL" analyze "$dir" --metrics acurracy > m.out 2> m.err
@@ -62,6 +67,10 @@ expect "--metrics misspelt: exit 2" "$?" 2
 expect "--metrics misspelt: nothing on stdout" "$(cat m.out)" ""
 expect_match "--metrics misspelt: says why, with a did-you-mean" "$(cat m.err)" \
 	"^sbctl analyze: metrics: no child reported a metric 'acurracy' and the spec's analysis.metrics does not list it \(did you mean 'accuracy'\?\)$"
+"$SBCTL" analyze "$dir" --metrics zzz > /dev/null 2> m3.err
+expect "--metrics with no near name: exit 2" "$?" 2
+expect_match "... lists the metrics the children reported" "$(cat m3.err)" \
+	"^sbctl analyze: metrics: no child reported a metric 'zzz' and the spec's analysis.metrics does not list it \(the children reported: [a-z_]+(, [a-z_]+)*\)$"
 "$SBCTL" analyze "$dir" --metrics acuracy > /dev/null 2> m2.err
 expect "--metrics listed in the spec but never reported: a warning, not an error" "$?" 3
 expect_match "--metrics listed in the spec: warned" "$(cat m2.err)" "warning: .*'acuracy'"

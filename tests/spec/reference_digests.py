@@ -6,7 +6,8 @@ usage: reference_digests.py PLAN.json SIDECAR.json
 
 PLAN.json is the output of `sbctl plan SPEC --json`; SIDECAR.json gives what
 the JSON does not show: {"env": {NAME: TEMPLATE}, "results": [...],
-"metrics": PATH or null, "resources": {...}}.  Env templates may use {name},
+"metrics": PATH or null, "resources": {...}, and "checkpoint": {...} when the
+spec has one, its defaults written out}.  Env templates may use {name},
 {repeat}, {child}, {{ and }}.  Exits 1 on the first mismatch."""
 import hashlib
 import json
@@ -113,6 +114,8 @@ def main():
             "resources": side["resources"],
             "results": side["results"],
         }
+        if "checkpoint" in side:  # only when declared
+            child["checkpoint"] = side["checkpoint"]
         d = hashlib.sha256(pack(child)).hexdigest()
         if d != c["digest"]:
             sys.exit("child %d: digest %s, sbench says %s" % (c["index"], d, c["digest"]))

@@ -138,6 +138,12 @@ static const struct error_case error_cases[] = {
 	  "t.yaml:3:20: slurm 'partition' is empty or contains a control character" },
 	{ "name: t\ncommand: [x]\nanalysis: {group_by: [lr]}\n",
 	  "t.yaml:3:23: analysis 'group_by' names 'lr', which is not a parameter" },
+	{ "name: t\ncommand: [x]\nanalysis: {sort: \"-\"}\n",
+	  "t.yaml:3:18: analysis 'sort' must name a metric (\"loss\": lowest mean first; \"-accuracy\": highest first), not '-'" },
+	{ "name: t\ncommand: [x]\nanalysis: {sort: [a]}\n",
+	  "t.yaml:3:18: analysis 'sort' must be a string, not a list" },
+	{ "name: t\ncommand: [x]\nanalysis: {sortt: a}\n",
+	  "t.yaml:3:12: unknown key 'sortt' in 'analysis' (did you mean 'sort'?)" },
 	{ HEAD "parameters: {lr: [1]}\nanalysis: {group_by: [lrr]}\n",
 	  "t.yaml:4:23: analysis 'group_by' names 'lrr', which is not a parameter (did you mean 'lr'?)" },
 	/* parameter and env names */
@@ -631,7 +637,7 @@ static void test_accessors(void **state)
 		"results: [r1, sub/r2]\nmetrics: m.json\nenv: {Z: \"1\", A: \"{a}\"}\n"
 		"slurm: {partition: gpu, time: \"02:00:00\", mem: 16G, cpus_per_task: 8, gres: \"gpu:1\",\n"
 		"        nodes: 2, ntasks: 4, constraint: a100, array_throttle: 16, extra: [\"--qos=normal\"]}\n"
-		"analysis: {metrics: [loss]}\n";
+		"analysis: {metrics: [loss], sort: -loss}\n";
 	struct sb_error err = { 0 };
 	struct sb_spec *s = load(text, &err);
 	const struct sb_slurm_options *o;
@@ -667,6 +673,11 @@ static void test_accessors(void **state)
 	assert_string_equal(sb_spec_group_by(s, 0), "a");
 	assert_true(sb_spec_has_analysis_metrics(s));
 	assert_string_equal(sb_spec_analysis_metric(s, 0), "loss");
+	{
+		bool desc = false;
+		assert_string_equal(sb_spec_analysis_sort(s, &desc), "loss");
+		assert_true(desc);
+	}
 	sb_spec_destroy(s);
 }
 
