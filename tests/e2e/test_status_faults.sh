@@ -45,21 +45,26 @@ kill -CONT "$apid"
 
 # -- killed: the scheduler ended it -----------------------------------------
 # five children that would sleep for 60 s under a 20 s limit (SB_FAKE_TIME_UNIT=s):
-# long enough that the other four are killed before child 0's limit, even on
-# a loaded machine (an OOM kill that came after the limit would end as
-# TIMEOUT: 8 s were not enough once, with the starts taking most of them)
+# long enough that the other four are killed before their limit, even on a
+# loaded machine (an OOM kill that came after the limit would end as TIMEOUT:
+# 8 s were not enough once, with the starts taking most of them).  The shell
+# execs sleep: with two processes of the same size the OOM victim could be
+# the shell, and sbagent then waits for its orphaned sleep until the limit.
 dir=$(submit_spec kill "name: kill
-command: [sh, -c, 'sleep 60 # {how}']
+command: [sh, -c, 'exec sleep 60 # {how}']
 parameters:
   how: [timeout, oom, node, preempt, cancel]
 heartbeat: 1
 slurm: {time: '20'}")
 a=$(array_of kill)
-for c in 0 1 2 3 4; do wait_for 10 started "$dir" $c; done
-sbfake oom "${a}_1" > /dev/null
-sbfake fail-node "${a}_2" > /dev/null
-sbfake preempt "${a}_3" > /dev/null
-scancel "${a}_4"
+# each fault as soon as its child has started, not after all five: a limit
+# counts from the child's own start, so a slow start of another child cannot
+# push a fault past it (CI once saw child 1's OOM arrive after its limit)
+wait_for 10 started "$dir" 1; sbfake oom "${a}_1" > /dev/null
+wait_for 10 started "$dir" 2; sbfake fail-node "${a}_2" > /dev/null
+wait_for 10 started "$dir" 3; sbfake preempt "${a}_3" > /dev/null
+wait_for 10 started "$dir" 4; scancel "${a}_4"
+wait_for 10 started "$dir" 0
 wait_for 40 all_done
 st k.json "$dir" --settle 0
 expect "killed: exit 3" "$?" 3
