@@ -410,11 +410,24 @@ static int literal(struct rd *r, const char *word, enum sb_jv_type t, struct sb_
 	return 0;
 }
 
+static int read_one(struct rd *r, struct sb_jv *v);
+
+/* A value and where its bytes are in the text. */
 static int read_value(struct rd *r, struct sb_jv *v)
 {
 	int rc;
 
 	skip_ws(r);
+	v->off = (size_t)(r->p - r->start);
+	rc = read_one(r, v);
+	v->len = (size_t)(r->p - r->start) - v->off;
+	return rc;
+}
+
+static int read_one(struct rd *r, struct sb_jv *v)
+{
+	int rc;
+
 	if (r->p >= r->end)
 		return fail(r, "expected a value, found the end");
 	switch (*r->p) {
@@ -496,4 +509,34 @@ const struct sb_jv *sb_jv_get(const struct sb_jv *o, const char *key)
 const char *sb_jv_str(const struct sb_jv *v)
 {
 	return v != NULL && v->type == SB_JV_STRING ? v->str.s : NULL;
+}
+
+bool sb_jv_equal(const struct sb_jv *a, const struct sb_jv *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case SB_JV_NUMBER:
+		return a->num.value == b->num.value || strcmp(a->num.text, b->num.text) == 0;
+	case SB_JV_STRING:
+		return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+	case SB_JV_ARRAY:
+		if (a->arr.n != b->arr.n)
+			return false;
+		for (size_t i = 0; i < a->arr.n; i++)
+			if (!sb_jv_equal(&a->arr.v[i], &b->arr.v[i]))
+				return false;
+		return true;
+	case SB_JV_OBJECT:
+		if (a->obj.n != b->obj.n)
+			return false;
+		for (size_t i = 0; i < a->obj.n; i++)
+			if (a->obj.m[i].key_len != b->obj.m[i].key_len ||
+			    memcmp(a->obj.m[i].key, b->obj.m[i].key, a->obj.m[i].key_len) != 0 ||
+			    !sb_jv_equal(&a->obj.m[i].value, &b->obj.m[i].value))
+				return false;
+		return true;
+	default:
+		return true;
+	}
 }

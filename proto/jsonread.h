@@ -32,6 +32,7 @@ struct sb_jmember;
 
 struct sb_jv {
 	enum sb_jv_type type;
+	size_t off, len;  /* its bytes in the text parsed: text[off, off + len) */
 	union {
 		struct {
 			char *text;   /* as written, NUL-terminated */
@@ -67,6 +68,11 @@ void sb_jv_free(struct sb_jv *v);
 
 /* The member key of object o, NULL when o is not an object or has none. */
 const struct sb_jv *sb_jv_get(const struct sb_jv *o, const char *key);
+
+/* Whether a and b are the same value: the same type, numbers of the same
+ * value, strings of the same bytes, arrays and objects of equal members in
+ * the same order. */
+bool sb_jv_equal(const struct sb_jv *a, const struct sb_jv *b);
 
 /* The string of v, NULL when v is NULL or not a string. */
 const char *sb_jv_str(const struct sb_jv *v);

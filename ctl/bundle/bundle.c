@@ -31,6 +31,8 @@
 
 #include "bench/bench_private.h"
 #include "log/logfiles.h"
+#include "plan/plan_inputs.h"
+#include "status/evidence.h"
 #include "proto/benchdir.h"
 #include "proto/json.h"
 #include "proto/mpcheck.h"
@@ -288,6 +290,8 @@ static int write_evidence(struct sb_json *j, const struct sb_status *st, const c
 					 subs, err) < 0)
 				goto out;
 		sb_json_arr_end(j);
+		sb_json_key(j, "classify");
+		sb_evidence_json_child(j, st, c);
 		sb_json_obj_end(j);
 	}
 	sb_json_arr_end(j);
@@ -299,6 +303,34 @@ out:
 	free(events);
 	sb_log_verifier_destroy(v);
 	return rc;
+}
+
+/* "inputs": the input files the children's digests cover, with the
+ * digests they were submitted with (what plans the spec again). */
+static int write_inputs(struct sb_json *j, const struct sb_bench *b)
+{
+	size_t n = 0, *idx = NULL;
+	char hex[65];
+
+	if (b->inputs != NULL && (idx = sb_inputs_sorted(b->inputs, &n)) == NULL)
+		return -1;
+	sb_json_key(j, "inputs");
+	sb_json_arr_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		const struct sb_input_file *f = sb_inputs_file(b->inputs, idx[i]);
+		sb_hex_encode(f->sha, sizeof(f->sha), hex);
+		sb_json_obj_begin(j);
+		sb_json_key(j, "path");
+		sb_json_str(j, f->rel);
+		sb_json_key(j, "sha256");
+		sb_json_str(j, hex);
+		sb_json_key(j, "listed");
+		sb_json_bool(j, f->listed);
+		sb_json_obj_end(j);
+	}
+	sb_json_arr_end(j);
+	free(idx);
+	return 0;
 }
 
 /* The statement's bytes into *out (malloc'd) and *outlen. */
@@ -347,6 +379,13 @@ static int make_statement(const struct sb_status *st, bool partial, char **out, 
 	sb_json_str(&j, sb_bench_digest(b));
 	sb_json_key(&j, "spec");
 	sb_json_strn(&j, b->spec_source, b->spec_len);
+	if (write_inputs(&j, b) < 0) {
+		fclose(mf);
+		sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	sb_json_key(&j, "classify_params");
+	sb_evidence_json_params(&j, st);
 	sb_json_key(&j, "status");
 	sb_json_raw(&j, status_json);
 	sb_json_key(&j, "runs");

@@ -99,6 +99,7 @@ int cmd_output(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_forget(int argc, char **argv);
 
 struct sb_submit_opts;

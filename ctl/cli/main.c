@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "analyze", cmd_analyze, "statistics over the children that succeeded" },
 	{ "report", cmd_report, "write a self-contained HTML report of a benchmark" },
 	{ "export", cmd_export, "write a signed in-toto bundle of a benchmark" },
+	{ "verify", cmd_verify, "check a signed bundle with the public key alone" },
 	{ "rerun", cmd_rerun, "submit new attempts for children of chosen classes" },
 	{ "cancel", cmd_cancel, "cancel a benchmark's pending and running jobs" },
 	{ "output", cmd_output, "print a child's Slurm stdout and stderr" },

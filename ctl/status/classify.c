@@ -587,3 +587,12 @@ void sb_log_evidence_release(struct sb_log_evidence *l)
 	memset(l, 0, sizeof(*l));
 	l->exit_code = -1;
 }
+
+void sb_classify_no_run(const struct sb_classify_params *p, bool submitting, struct sb_verdict *out)
+{
+	if (submitting)
+		verdict(out, SB_CLASS_PENDING, "being submitted (a submit of this benchmark is running: "
+			"no job id recorded yet)");
+	else if (!sb_classify_unseen_submit(p, out))
+		verdict(out, SB_CLASS_MISSING, "never submitted");
+}

@@ -120,6 +120,11 @@ void sb_classify(const struct sb_log_evidence *log, const struct sb_sched_eviden
  * saying so) or false (out untouched). */
 bool sb_classify_unseen_submit(const struct sb_classify_params *p, struct sb_verdict *out);
 
+/* The verdict of a child that has no run in any attempt: pending while a
+ * submit of its benchmark runs (submitting) or while another node's submit
+ * may be recording it unseen (sb_classify_unseen_submit), else missing. */
+void sb_classify_no_run(const struct sb_classify_params *p, bool submitting, struct sb_verdict *out);
+
 /* Replaces the reason with one formatted by fmt (the class stays). */
 void sb_verdict_set_reason(struct sb_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -331,6 +331,7 @@ static int chain_of(struct sb_status *st, struct sb_log_verifier *v, struct sb_c
 			} else {
 				st->counts[ch->cls]--;
 				ch->cls = a->verdict.cls = SB_CLASS_INVALID;
+				ch->chain_invalid = true;
 				ch->reason = a->verdict.reason = reason;
 				st->counts[ch->cls]++;
 			}

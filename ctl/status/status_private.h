@@ -71,4 +71,25 @@ void sb_status_json_reused(struct sb_json *j, const struct sb_child_reused *r);
 struct sb_child_reused;
 void sb_status_reused_text(FILE *out, const struct sb_child_reused *r);
 
+/* One child as a summary gives it (sbctl verify's analysis again): its
+ * class and reason, and of its latest run the resources and metrics. */
+struct sb_metric;
+struct sb_summary_child {
+	enum sb_class cls;
+	const char *reason;        /* copied */
+	bool run;                  /* it has a latest run (the fields below) */
+	bool has_usage;
+	double wall_s, cpu_s;
+	int64_t max_rss_kb;
+	const struct sb_metric *metrics; /* copied */
+	size_t nmetrics;
+	uint32_t runs;             /* runs of its restart chain, 0 when none */
+};
+
+/* A status of b (borrowed: not destroyed with it) whose children are v[0..n):
+ * enough for sb_analyze and its renderers, nothing read from disk.  NULL
+ * with err when out of memory; free with sb_status_destroy. */
+struct sb_status *sb_status_from_summary(struct sb_bench *b, const struct sb_summary_child *v,
+					 size_t n, struct sb_error *err);
+
 #endif

@@ -102,7 +102,10 @@ struct sb_child_status {
 	 * (in the status's arena), else NULL */
 	const struct sb_child_reused *reused;
 	uint32_t nattempts;
-	enum sb_class cls;
+	enum sb_class cls : 8;
+	bool chain_invalid : 1;             /* its checkpoint chain made it invalid
+	                                       (status/status_chain.c), not its
+	                                       latest run's evidence */
 };
 
 struct sb_proc_result;
@@ -196,6 +199,8 @@ struct sb_status {
 	struct sb_child_status *children;
 	size_t n;
 	size_t outcomes_recorded;
+	struct sb_classify_params params; /* what the verdicts were given with
+	                             (status/status_verdicts.c) */
 	int64_t now_ns;           /* taken before the logs were read */
 	int64_t asked_ns;         /* taken before the scheduler was asked */
 	int64_t queue_asked_ns;   /* taken before squeue was asked (0: it was not) */

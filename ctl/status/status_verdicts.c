@@ -73,18 +73,20 @@ int sb_status_classify(struct sb_status_gather *g, struct sb_error *err)
 		.made_ns = g->b->created_ns,
 	};
 	const struct sb_spec_checkpoint *ck = sb_spec_checkpoint(g->b->spec);
-	struct sb_verdict uv = { 0 };
-	const char *unseen = NULL;
+	struct sb_verdict nv = { 0 };
+	enum sb_class no_run_cls;
+	const char *no_run;
 	size_t c, i;
 
-	/* a child with no attempt yet, as a run with no submission record */
-	if (sb_classify_unseen_submit(&p, &uv)) {
-		unseen = sb_intern(&st->texts, uv.reason);
-		sb_verdict_release(&uv);
-		if (unseen == NULL)
-			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	}
+	/* a child with no attempt yet: one verdict for all of them */
+	sb_classify_no_run(&p, st->submitting, &nv);
+	no_run_cls = nv.cls;
+	no_run = sb_intern(&st->texts, nv.reason);
+	sb_verdict_release(&nv);
+	if (no_run == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	p.requeue_on = ck ? ck->requeue_on : 0;
+	st->params = p;
 	for (c = 0; c < st->n; c++) {
 		struct sb_child_status *ch = &st->children[c];
 		for (i = 0; i < ch->nattempts; i++)
@@ -94,16 +96,9 @@ int sb_status_classify(struct sb_status_gather *g, struct sb_error *err)
 		if (ch->latest) {
 			ch->cls = ch->latest->verdict.cls;
 			ch->reason = ch->latest->verdict.reason;
-		} else if (st->submitting) {
-			ch->cls = SB_CLASS_PENDING;
-			ch->reason = "being submitted (a submit of this benchmark is running: no job id "
-				     "recorded yet)";
-		} else if (unseen) {
-			ch->cls = SB_CLASS_PENDING;
-			ch->reason = unseen;
 		} else {
-			ch->cls = SB_CLASS_MISSING;
-			ch->reason = "never submitted";
+			ch->cls = no_run_cls;
+			ch->reason = no_run;
 		}
 		st->counts[ch->cls]++;
 	}

@@ -50,6 +50,60 @@ struct sb_bundle_opts {
 int sb_bundle_export(const struct sb_status *st, const struct sb_bundle_opts *opts, char **buf,
 		     size_t *len, struct sb_error *err);
 
+/* What sbctl verify checks (docs/verify.md). */
+struct sb_bundle_verify_opts {
+	/* The signer's Ed25519 public key, PEM SubjectPublicKeyInfo (the
+	 * KEY.pub of sbctl keygen --ed25519). */
+	const char *pubkey_path;
+	/* A benchmark directory to check the bundle against as well (its logs
+	 * and result files still as the bundle says), or NULL. */
+	const char *against;
+};
+
+/* The outcome of a check. */
+struct sb_bundle_verdict {
+	bool ok;                   /* every check held */
+	char *problem;             /* the first problem found (free with
+	                              sb_bundle_verdict_release), NULL when ok */
+	char keyid[65];            /* the public key's id (sha256 hex of its DER) */
+	char benchmark_digest[65]; /* "" when the statement was not reached */
+	char name[256];            /* the benchmark's name, "" when not reached
+	                              (a longer name is cut: only for display) */
+	size_t children;           /* children the predicate lists */
+	size_t succeeded;          /* of them, succeeded */
+	size_t subjects;           /* subjects of the statement */
+	bool partial;              /* the bundle says it was exported partial */
+};
+
+/* Checks the bundle in buf (len bytes, as sb_bundle_export wrote it):
+ * the signature with the public key; then the statement: the spec in the
+ * predicate plans exactly the children listed (same digests, none missing,
+ * none extra), every class is what the classification gives for the
+ * evidence the bundle carries, the analysis recomputes from the succeeded
+ * children's metrics, the subjects are the succeeded children's result
+ * files and the analysis; with opts->against, also that directory's logs
+ * (verified with its key: heads and result digests as the bundle says)
+ * and result files.  Prints nothing.
+ *
+ * 0 when the bundle was checked: out->ok, or out->problem naming the first
+ * problem ("bad signature", "child 7 missing", ...).  -1 with err when it
+ * could not be: SB_ERR_NOT_FOUND (the public key file or the directory
+ * does not exist), SB_ERR_INPUT (not an Ed25519 public key in PEM; the
+ * directory is no benchmark), SB_ERR_RUNTIME (a file cannot be read),
+ * SB_ERR_NOMEM.  out is zeroed first. */
+int sb_bundle_verify(const char *buf, size_t len, const struct sb_bundle_verify_opts *opts,
+		     struct sb_bundle_verdict *out, struct sb_error *err);
+
+/* Frees out's problem text; accepts a zeroed verdict. */
+void sb_bundle_verdict_release(struct sb_bundle_verdict *v);
+
+/* The verdict as one JSON object and a newline ({"ok", "problem",
+ * "keyid", "benchmark", "digest", "children", "succeeded", "subjects",
+ * "partial"}) into a malloc'd *buf (free with sb_free).  -1 with err
+ * when out of memory. */
+int sb_bundle_verdict_json(const struct sb_bundle_verdict *v, char **buf, size_t *len,
+			   struct sb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
