@@ -118,12 +118,46 @@ static void test_refusals(void **state)
 	refused("tru", "expected a value");
 }
 
+/* Each value's bytes in the text, and equality of values. */
+static void test_spans_and_equal(void **state)
+{
+	static const char text[] = " {\"a\": [1, {\"b\": \"x\"}],\n \"c\" : 2.50 } ";
+	struct sb_jv v, w, x;
+	struct sb_error err = { 0 };
+	const struct sb_jv *a, *c;
+
+	(void)state;
+	assert_int_equal(sb_jv_parse(text, strlen(text), &v, &err), 0);
+	assert_int_equal(v.off, 1);
+	assert_int_equal(v.len, strlen(text) - 2);
+	a = sb_jv_get(&v, "a");
+	c = sb_jv_get(&v, "c");
+	assert_memory_equal(text + a->off, "[1, {\"b\": \"x\"}]", a->len);
+	assert_int_equal(a->len, strlen("[1, {\"b\": \"x\"}]"));
+	assert_memory_equal(text + a->arr.v[1].off, "{\"b\": \"x\"}", a->arr.v[1].len);
+	assert_memory_equal(text + c->off, "2.50", c->len);
+	assert_int_equal(c->len, 4);
+	/* the same value written otherwise; then one member differing */
+	assert_int_equal(parse("{\"a\":[1,{\"b\":\"x\"}],\"c\":2.5}", &w, &err), 0);
+	assert_true(sb_jv_equal(&v, &w));
+	assert_int_equal(parse("{\"a\":[1,{\"b\":\"y\"}],\"c\":2.5}", &x, &err), 0);
+	assert_false(sb_jv_equal(&v, &x));
+	assert_false(sb_jv_equal(a, c));
+	sb_jv_free(&x);
+	assert_int_equal(parse("{\"c\":2.5,\"a\":[1,{\"b\":\"x\"}]}", &x, &err), 0);
+	assert_false(sb_jv_equal(&v, &x)); /* members in another order */
+	sb_jv_free(&x);
+	sb_jv_free(&w);
+	sb_jv_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_long_and_deep),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_spans_and_equal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
