@@ -733,6 +733,11 @@ int sb_bundle_verify(const char *buf, size_t len, const struct sb_bundle_verify_
 		return sb_error_set(err, SB_ERR_INPUT, "no public key given");
 	if ((pkey = load_public_key(opts->pubkey_path, out->keyid, err)) == NULL)
 		return -1;
+	{
+		unsigned char md[32];
+		SHA256((const unsigned char *)buf, len, md);
+		sb_hex_encode(md, sizeof(md), out->sha256);
+	}
 	out->ok = true;
 	if (sb_jv_parse(buf, len, &env, &e) < 0) {
 		EVP_PKEY_free(pkey);
@@ -790,6 +795,8 @@ int sb_bundle_verdict_json(const struct sb_bundle_verdict *v, char **buf, size_t
 	sb_json_str(&j, v->problem);
 	sb_json_key(&j, "keyid");
 	sb_json_str(&j, v->keyid);
+	sb_json_key(&j, "sha256");
+	sb_json_str(&j, v->sha256);
 	sb_json_key(&j, "benchmark");
 	sb_json_str(&j, v->name[0] ? v->name : NULL);
 	sb_json_key(&j, "digest");

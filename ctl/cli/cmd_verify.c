@@ -1,20 +1,14 @@
 /* sbctl verify FILE --pubkey PUB [--against DIR] [--json]: checks a signed
  * bundle (docs/verify.md); <sbench/bundle.h> does the work. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/fsutil.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "sbench/sbench.h"
 
 enum { O_PUBKEY = 1, O_AGAINST, O_JSON };
-
-/* a bundle is read whole; this bounds what a mistaken FILE can make us hold */
-#define BUNDLE_MAX ((size_t)16 << 30)
 
 static const struct sb_opt opts[] = {
 	{ "pubkey", 0, O_PUBKEY, SB_OPT_VALUE, "PUB",
@@ -46,8 +40,8 @@ int cmd_verify(int argc, char **argv)
 	struct sb_error err = { 0 };
 	struct sb_opt_iter it = { 0 };
 	const char *file = NULL, *v;
-	char *buf = NULL, *json = NULL;
-	size_t len = 0, jlen = 0;
+	char *json = NULL;
+	size_t jlen = 0;
 	bool as_json = false;
 	int k, rc;
 
@@ -71,20 +65,8 @@ int cmd_verify(int argc, char **argv)
 					 : "missing --pubkey PUB");
 		return SB_EXIT_USAGE;
 	}
-	if (access(file, F_OK) != 0 && errno == ENOENT) {
-		fprintf(stderr, "sbctl verify: bundle '%s' does not exist\n", file);
-		return SB_EXIT_USAGE;
-	}
-	if (sb_fs_read_file(file, BUNDLE_MAX, &buf, &len, &err) < 0) {
-		fprintf(stderr, "sbctl verify: %s\n", err.msg);
-		return sb_cli_exit(&err);
-	}
-	if (sb_bundle_verify(buf, len, &vo, &vd, &err) < 0) {
-		fprintf(stderr, "sbctl verify: %s: %s\n", file, err.msg);
-		free(buf);
-		return sb_cli_exit(&err);
-	}
-	free(buf);
+	if ((rc = sb_cli_verify_bundle("verify", file, &vo, &vd)) != SB_EXIT_OK)
+		return rc;
 	if (as_json) {
 		if (sb_bundle_verdict_json(&vd, &json, &jlen, &err) < 0) {
 			fprintf(stderr, "sbctl verify: %s\n", err.msg);

@@ -100,6 +100,14 @@ int cmd_watch(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+
+struct sb_bundle_verify_opts;
+struct sb_bundle_verdict;
+/* Reads the bundle file and checks it (sb_bundle_verify) into vd: SB_EXIT_OK
+ * when it was checked (vd->ok says how), else the exit code of why it could
+ * not be, said on stderr as "sbctl CMD: ...". */
+int sb_cli_verify_bundle(const char *cmd, const char *file, const struct sb_bundle_verify_opts *vo,
+			 struct sb_bundle_verdict *vd);
 int cmd_forget(int argc, char **argv);
 
 struct sb_submit_opts;

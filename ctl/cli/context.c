@@ -1,6 +1,7 @@
 /* The context of this sbctl process: the library's defaults as the
  * environment sets them, and where the library's warnings and progress go
  * (stderr). */
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -186,4 +187,32 @@ void sb_cli_copy_file(const char *path, FILE *out)
 	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, r, out);
 	fclose(f);
+}
+
+/* a bundle is read whole; this bounds what a mistaken FILE can make us hold */
+#define BUNDLE_MAX ((size_t)16 << 30)
+
+int sb_cli_verify_bundle(const char *cmd, const char *file, const struct sb_bundle_verify_opts *vo,
+			 struct sb_bundle_verdict *vd)
+{
+	struct sb_error err = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (access(file, F_OK) != 0 && errno == ENOENT) {
+		fprintf(stderr, "sbctl %s: bundle '%s' does not exist\n", cmd, file);
+		return SB_EXIT_USAGE;
+	}
+	if (sb_fs_read_file(file, BUNDLE_MAX, &buf, &len, &err) < 0) {
+		fprintf(stderr, "sbctl %s: %s\n", cmd, err.msg);
+		return sb_cli_exit(&err);
+	}
+	rc = sb_bundle_verify(buf, len, vo, vd, &err);
+	free(buf);
+	if (rc < 0) {
+		fprintf(stderr, "sbctl %s: %s: %s\n", cmd, file, err.msg);
+		return sb_cli_exit(&err);
+	}
+	return SB_EXIT_OK;
 }

@@ -193,9 +193,30 @@ static int write_children(struct sb_report *r, unsigned mask, bool tails_wanted,
 	return 0;
 }
 
+/* What render is given: the analysis and the options. */
+struct render_arg {
+	const struct sb_analysis *an;
+	const struct sb_report_opts *o;
+};
+
+/* The bundle the report stands for, when one was named and verified. */
+static void write_bundle(FILE *out, const struct sb_report_bundle *bd)
+{
+	fputs("<tr><th>signed bundle</th><td class=\"mono\" id=\"bundle\">", out);
+	sb_report_esc(out, bd->file);
+	fputs("<br>sha256 <span id=\"bundle-sha256\">", out);
+	sb_report_esc(out, bd->sha256);
+	fputs("</span><br>key <span id=\"bundle-keyid\">", out);
+	sb_report_esc(out, bd->keyid);
+	fputs("</span><br><span class=\"sub\">verified against this benchmark when the report "
+	      "was written; anyone checks it with <code>sbctl verify</code> and the public "
+	      "key</span></td></tr>\n", out);
+}
+
 static int render(const void *obj, int format, FILE *out, struct sb_error *err)
 {
-	const struct sb_analysis *an = obj;
+	const struct render_arg *ra = obj;
+	const struct sb_analysis *an = ra->an;
 	const struct sb_status *st = an->st;
 	const struct sb_bench *b = st->bench;
 	struct sb_report r = { out, an, st, sb_child_create() };
@@ -225,7 +246,10 @@ static int render(const void *obj, int format, FILE *out, struct sb_error *err)
 		st->consulted ? "consulted" : "not consulted (offline: the logs and recorded outcomes alone)",
 		b->digest);
 	sb_report_esc(out, b->dir);
-	fputs("</td></tr>\n</table>\n</div>\n<div>\n", out);
+	fputs("</td></tr>\n", out);
+	if (ra->o != NULL && ra->o->bundle != NULL)
+		write_bundle(out, ra->o->bundle);
+	fputs("</table>\n</div>\n<div>\n", out);
 	sb_report_provenance(&r);
 	fputs("</div>\n</div>\n</section>\n", out);
 	sb_report_best(&r);
@@ -247,20 +271,32 @@ done:
 	return sb_render_flush(out, err);
 }
 
+int sb_report_render_opts(const struct sb_analysis *an, const struct sb_report_opts *o, FILE *out,
+			  struct sb_error *err)
+{
+	struct render_arg ra = { an, o };
+
+	return render(&ra, 0, out, err);
+}
+
 int sb_report_render(const struct sb_analysis *an, FILE *out, struct sb_error *err)
 {
-	return render(an, 0, out, err);
+	return sb_report_render_opts(an, NULL, out, err);
 }
 
 int sb_report_render_buffer(const struct sb_analysis *an, char **buf, size_t *len,
 			    struct sb_error *err)
 {
-	return sb_render_buffer(render, an, 0, buf, len, err);
+	struct render_arg ra = { an, NULL };
+
+	return sb_render_buffer(render, &ra, 0, buf, len, err);
 }
 
-int sb_report_write(const struct sb_analysis *an, const char *path, char **written,
-		    struct sb_error *err)
+int sb_report_write_opts(const struct sb_analysis *an, const struct sb_report_opts *o,
+			 char **written, struct sb_error *err)
 {
+	struct render_arg ra = { an, o };
+	const char *path = o ? o->path : NULL;
 	char *buf = NULL, *dflt = NULL;
 	size_t len = 0;
 	int rc;
@@ -272,7 +308,7 @@ int sb_report_write(const struct sb_analysis *an, const char *path, char **writt
 			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 		path = dflt;
 	}
-	rc = sb_report_render_buffer(an, &buf, &len, err);
+	rc = sb_render_buffer(render, &ra, 0, &buf, &len, err);
 	if (rc == 0 && (rc = sb_fs_write_atomic(path, buf, len, 0644, 0, err)) < 0)
 		sb_error_prefix(err, "cannot write the report");
 	free(buf);
@@ -280,4 +316,12 @@ int sb_report_write(const struct sb_analysis *an, const char *path, char **writt
 		rc = sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	free(dflt);
 	return rc;
+}
+
+int sb_report_write(const struct sb_analysis *an, const char *path, char **written,
+		    struct sb_error *err)
+{
+	struct sb_report_opts o = { path, NULL };
+
+	return sb_report_write_opts(an, &o, written, err);
 }

@@ -66,6 +66,7 @@ struct sb_bundle_verdict {
 	char *problem;             /* the first problem found (free with
 	                              sb_bundle_verdict_release), NULL when ok */
 	char keyid[65];            /* the public key's id (sha256 hex of its DER) */
+	char sha256[65];           /* of the bundle's bytes as given */
 	char benchmark_digest[65]; /* "" when the statement was not reached */
 	char name[256];            /* the benchmark's name, "" when not reached
 	                              (a longer name is cut: only for display) */
@@ -98,7 +99,7 @@ int sb_bundle_verify(const char *buf, size_t len, const struct sb_bundle_verify_
 void sb_bundle_verdict_release(struct sb_bundle_verdict *v);
 
 /* The verdict as one JSON object and a newline ({"ok", "problem",
- * "keyid", "benchmark", "digest", "children", "succeeded", "subjects",
+ * "keyid", "sha256", "benchmark", "digest", "children", "succeeded", "subjects",
  * "partial"}) into a malloc'd *buf (free with sb_free).  -1 with err
  * when out of memory. */
 int sb_bundle_verdict_json(const struct sb_bundle_verdict *v, char **buf, size_t *len,

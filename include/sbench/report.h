@@ -48,6 +48,27 @@ int sb_report_render_buffer(const struct sb_analysis *an, char **buf, size_t *le
 int sb_report_write(const struct sb_analysis *an, const char *path, char **written,
 		    struct sb_error *err);
 
+/* A signed bundle of the benchmark (sbctl export) that was verified
+ * against it (sb_bundle_verify with the benchmark's directory): the
+ * report names it, its SHA-256 and the key that signed it, so that a
+ * reader of the report can check the bundle the report stands for. */
+struct sb_report_bundle {
+	const char *file;      /* the bundle's file name, as the reader knows it */
+	char sha256[65];       /* of the bundle file's bytes */
+	char keyid[65];        /* sha256 hex of the signer's public key (DER) */
+};
+
+struct sb_report_opts {
+	const char *path;                     /* as sb_report_write's path */
+	const struct sb_report_bundle *bundle; /* NULL: none named */
+};
+
+/* sb_report_render and sb_report_write with options (o NULL: none). */
+int sb_report_render_opts(const struct sb_analysis *an, const struct sb_report_opts *o, FILE *out,
+			  struct sb_error *err);
+int sb_report_write_opts(const struct sb_analysis *an, const struct sb_report_opts *o,
+			 char **written, struct sb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -118,6 +118,23 @@ expect_match "--against, a result changed: names it" "$(cat bad.err)" \
 	"result runs/0/out.txt of child 0 changed since the export"
 cp saved.txt "$dir/runs/0/out.txt"
 
+# the report names the bundle once it verifies against the benchmark
+"$SBCTL" report "$dir" -o r.html --bundle b.json --pubkey sk.pub > /dev/null
+expect "report --bundle: exit 3 (two children failed)" "$?" 3
+expect "report --bundle: the bundle's sha256" "$(sed -n 's/.*<span id="bundle-sha256">\([0-9a-f]*\)<.*/\1/p' r.html)" \
+	"$(sha256sum b.json | cut -d' ' -f1)"
+expect "report --bundle: the key id" "$(sed -n 's/.*<span id="bundle-keyid">\([0-9a-f]*\)<.*/\1/p' r.html)" \
+	"$(jqf v.json .keyid)"
+"$SBCTL" report "$dir" -o r2.html --bundle cls.json --pubkey sk.pub > /dev/null 2> e.err
+expect "report --bundle of a forged bundle: exit 3" "$?" 3
+expect_match "report --bundle of a forged bundle: says why" "$(cat e.err)" \
+	"cls.json does not verify against the benchmark \(child 2 says succeeded.*no report written"
+expect "report --bundle of a forged bundle: no report" "$(ls r2.html 2>/dev/null)" ""
+"$SBCTL" report "$dir" -o r2.html --bundle b.json > /dev/null 2>&1
+expect "report --bundle without --pubkey: exit 2" "$?" 2
+"$SBCTL" report "$dir" -o r3.html > /dev/null
+expect "report without --bundle: no bundle named" "$(grep -c 'id="bundle"' r3.html)" 0
+
 # usage and input errors: exit 2, nothing verified
 "$SBCTL" verify b.json > /dev/null 2>&1
 expect "no --pubkey: exit 2" "$?" 2
