@@ -40,6 +40,13 @@ expect "stale: exit 3" "$?" 3
 expect_child s.json 0 stale '^no sign of life for [0-9]+ s \(heartbeat every 1 s\); the scheduler still says RUNNING$'
 expect "stale: counts" "$(jqf s.json .counts.stale)" 1
 expect "stale: scheduler_state" "$(jqf s.json '.children[0].scheduler_state')" RUNNING
+# a rerun of the stale child while its job still runs would run it twice at
+# once, in the same run directory: refused, nothing submitted
+"$SBCTL" rerun "$dir" --only stale > r.out 2> r.err
+expect "stale: rerun refused (exit 2)" "$?" 2
+expect_match "stale: rerun says why and the way out" "$(cat r.err)" \
+	"child 0 \(stale\) is still RUNNING in the scheduler as job $(array_of stale)_0: a rerun now would run it twice at once; nothing was submitted"
+expect "stale: no second attempt recorded" "$("$SBCTL" status "$dir" --json | jq '.children[0].attempts|length')" 1
 scancel "$(array_of stale)"
 kill -CONT "$apid"
 
