@@ -13,6 +13,19 @@ static void mark_cut(struct sb_error *err, int wanted)
 		memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
 }
 
+/* The message of fmt into err->msg, every control character of it but
+ * the line end (a value of a spec, a file name, a line of a command's
+ * output) written as \xNN: a message is shown, never acted on by a
+ * terminal.  A message of several lines keeps them. */
+static void format(struct sb_error *err, const char *fmt, va_list ap)
+{
+	char raw[SB_ERROR_MAX];
+	int wanted = vsnprintf(raw, sizeof(raw), fmt, ap);
+
+	sb_escape_controls_but(raw, '\n', err->msg, sizeof(err->msg));
+	mark_cut(err, wanted);
+}
+
 int sb_errorf(struct sb_error *err, const char *fmt, ...)
 {
 	va_list ap;
@@ -20,7 +33,7 @@ int sb_errorf(struct sb_error *err, const char *fmt, ...)
 	if (err == NULL)
 		return -1;
 	va_start(ap, fmt);
-	mark_cut(err, vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
+	format(err, fmt, ap);
 	va_end(ap);
 	err->code = SB_ERR_RUNTIME;
 	return -1;
@@ -33,7 +46,7 @@ int sb_error_set(struct sb_error *err, enum sb_error_code code, const char *fmt,
 	if (err == NULL)
 		return -1;
 	va_start(ap, fmt);
-	mark_cut(err, vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
+	format(err, fmt, ap);
 	va_end(ap);
 	err->code = code;
 	return -1;
@@ -68,7 +81,7 @@ int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 	memcpy(old, err->msg, sizeof(old));
 	old[sizeof(old) - 1] = '\0';
 	va_start(ap, fmt);
-	wanted = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	format(err, fmt, ap);
 	va_end(ap);
 	n = strlen(err->msg);
 	if (n + 2 < sizeof(err->msg)) {

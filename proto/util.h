@@ -33,6 +33,10 @@ void sb_hex_encode(const uint8_t *in, size_t n, char *out);
  * its colours.  What does not fit ends in "...".  Returns out. */
 char *sb_escape_controls(const char *s, char *out, size_t size);
 
+/* The same, keeping the control character keep as it is (a message of
+ * several lines keeps its '\n'); keep '\0' keeps none. */
+char *sb_escape_controls_but(const char *s, char keep, char *out, size_t size);
+
 /* Replaces every control character of s (below 0x20, and 0x7f) with '?'
  * in place: a text from a record or a file goes into a one-line reason.
  * Returns s. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "proto/checkpoint.h"
+#include "proto/util.h"
 #include "status/classify.h"
 
 static const char *const class_names[SB_CLASS_COUNT] = {
@@ -33,6 +34,14 @@ static char oom_reason[] = "(out of memory for the reason)";
 /* the reason of every child that succeeded: one, not one allocation each */
 static char no_reason[] = "";
 
+static bool has_controls(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
@@ -45,6 +54,15 @@ static void set_reason(struct sb_verdict *v, const char *fmt, va_list ap)
 	} else if (r[0] == '\0') {
 		free(r);
 		r = no_reason;
+	} else if (has_controls(r)) {
+		/* a result path or a command's message in it is shown, never acted
+		 * on by a terminal */
+		size_t n = 4 * strlen(r) + 1;
+		char *safe = malloc(n);
+		if (safe != NULL)
+			sb_escape_controls(r, safe, n);
+		free(r);
+		r = safe ? safe : oom_reason;
 	}
 	sb_verdict_release(v);
 	v->reason = r;

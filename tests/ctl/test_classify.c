@@ -98,6 +98,8 @@ static const struct tcase cases[] = {
 	{ "sbagent refused to start", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .row_exit = 125, .want = SB_CLASS_FAILED, .reason = "(ExitCode 125:0): sbagent could not start the run (its stderr says why)" },
 	/* 5 partial */
 	{ "result missing", FIN0, .not_ok = "result 'model.pt' is missing", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_PARTIAL, .reason = "model.pt" },
+	/* a result path with a terminal escape in it: shown, never acted on */
+	{ "result path with controls", FIN0, .not_ok = "result 'a\x1b[2J.pt' is missing", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_PARTIAL, .reason = "result 'a\\x1b[2J.pt' is missing" },
 	/* 6 succeeded */
 	{ "success", FIN0, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_SUCCEEDED },
 	{ "success offline", FIN0, .submitted = 1, .want = SB_CLASS_SUCCEEDED, .reason = "log alone" },

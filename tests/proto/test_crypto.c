@@ -167,10 +167,27 @@ static void test_error_cut(void **state)
 	assert_string_equal(err.msg, "cannot: short");
 }
 
+/* A user's string in a message cannot act on a terminal: every control
+ * character but the line end is shown as \xNN, in sb_errorf,
+ * sb_error_set and sb_error_prefix alike. */
+static void test_error_controls(void **state)
+{
+	struct sb_error err;
+
+	(void)state;
+	assert_int_equal(sb_errorf(&err, "no file '%s'", "a\x1b[2Jb\rc\x7f"), -1);
+	assert_string_equal(err.msg, "no file 'a\\x1b[2Jb\\x0dc\\x7f'");
+	assert_int_equal(sb_error_set(&err, SB_ERR_INPUT, "line one\nline\ttwo"), -1);
+	assert_string_equal(err.msg, "line one\nline\\x09two");
+	assert_int_equal(sb_error_prefix(&err, "in '%s'", "\x1b]0;x\x07"), -1);
+	assert_string_equal(err.msg, "in '\\x1b]0;x\\x07': line one\nline\\x09two");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_cut),
+		cmocka_unit_test(test_error_controls),
 		cmocka_unit_test(test_hmac_rfc4231),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_crc32c),
