@@ -58,7 +58,7 @@ except (ImportError, OSError) as e:  # OSError: the library is there, one of its
     _lib = _NoLibrary(e)
 
 __all__ = ["__version__", "Benchmark", "benchmarks", "curves", "forget", "output", "plan", "rows", "runs", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
-           "read_log", "keygen", "watch", "checkpoint_install", "checkpoint_requested",
+           "read_log", "keygen", "watch", "export", "verify", "checkpoint_install", "checkpoint_requested",
            "Error", "UsageError", "NotFound", "SpecError", "SchedulerError", "Timeout",
            "SbenchWarning"]
 
@@ -631,6 +631,120 @@ def report(bench: str | os.PathLike[str], output: str | os.PathLike[str] | None 
                 _lib._free(written)
         finally:
             _lib.sb_analysis_destroy(an)
+
+
+def export(bench: str | os.PathLike[str], sign: str | os.PathLike[str],
+           output: str | os.PathLike[str] | None = None, partial: bool = False,
+           offline: bool = False) -> bytes:
+    """The signed bundle of ``bench``, as ``sbctl export BENCH --sign SIGN``
+    writes it (the same bytes: one line of JSON and a newline): a DSSE
+    envelope signed with the Ed25519 private key ``sign`` (made by
+    ``keygen(path, ed25519=True)``) over an in-toto Statement v1 whose
+    predicate lists every planned child, its class, the heads of its logs,
+    its result digests and metrics, and the analysis
+    (docs/sbctl-export.md).  :func:`verify` checks it.
+
+    The status is computed first (asking the scheduler, unless
+    ``offline``).  While a child is pending or running the export is
+    refused (:class:`UsageError`) unless ``partial``; the bundle then says
+    ``"partial": true``.  ``output`` also writes the bytes to that file
+    (through a temporary file beside it, renamed over it).  Raises
+    :class:`NotFound` when the key file does not exist, :class:`UsageError`
+    when it is refused (a symbolic link, readable by others, not an Ed25519
+    private key), :class:`SchedulerError` when the scheduler does not
+    answer (use ``offline=True``), :class:`Error` when a log or ``output``
+    cannot be read or written."""
+    bopts = _lib.BundleOpts(key_path=_lib.fspath(sign), partial=bool(partial))
+    sopts = _status_opts(offline)
+    with _lib.Context(warn=_warn) as ctx, _Opened(ctx, bench) as b:
+        st = ctypes.c_void_p()
+        try:
+            if _lib.sb_status_compute(ctx.ptr, b, ctypes.byref(sopts), ctypes.byref(st),
+                                      ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            for i in range(_lib.sb_status_warning_count(st)):  # what sbctl prints on stderr
+                _warn(_lib.sb_status_warning(st, i).decode("utf-8", "replace"))
+            buf, n = ctypes.c_void_p(), ctypes.c_size_t()
+            if _lib.sb_bundle_export(st, ctypes.byref(bopts), ctypes.byref(buf), ctypes.byref(n),
+                                     ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            data = _lib.take_buffer(buf, n.value)
+        finally:
+            _lib.sb_status_destroy(st)
+    if output is not None:
+        _write_replacing(output, data)
+    return data
+
+
+def _write_replacing(path, data: bytes) -> None:
+    """data to path through a temporary file beside it (fsynced), renamed
+    over it, as sbctl export -o writes; an :class:`Error` naming the file
+    when that fails."""
+    path = os.fspath(path)
+    if path in ("", b""):
+        raise UsageError("output needs a file name")
+    tmp = path + (".tmp.%d" % os.getpid() if isinstance(path, str) else b".tmp.%d" % os.getpid())
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise Error("cannot write '%s': %s" % (os.fsdecode(path), e.strerror or e)) from None
+
+
+def verify(bundle: str | os.PathLike[str], pubkey: str | os.PathLike[str],
+           against: str | os.PathLike[str] | None = None) -> Dict[str, Any]:
+    """Checks the bundle file ``bundle`` (as :func:`export` or ``sbctl
+    export`` wrote it) with the Ed25519 public key ``pubkey`` (the ``.pub``
+    file of ``keygen(path, ed25519=True)``), as ``sbctl verify BUNDLE
+    --pubkey PUBKEY [--against AGAINST] --json``: the signature, then that
+    the spec it carries plans exactly the children it lists, that every
+    class is what the classification gives for the evidence it carries,
+    that the analysis recomputes, that the subjects are the succeeded
+    children's result files and the analysis; with ``against`` (a
+    benchmark directory) also that the directory's logs and result files
+    are still as the bundle says (docs/verify.md).
+
+    Returns the verdict: ``{"ok", "problem", "keyid", "sha256",
+    "benchmark", "digest", "children", "succeeded", "subjects",
+    "partial"}`` (``sha256``: of the bundle file's bytes).  A bundle
+    that fails a check is data (``ok`` False, ``problem`` naming the first
+    problem, where sbctl exits 3), not an exception.  Raises
+    :class:`NotFound` when the bundle, the key or ``against`` does not
+    exist, :class:`UsageError` when the file is no bundle at all (not
+    JSON), the key is not an Ed25519 public key in PEM or ``against`` is no
+    benchmark directory, :class:`Error` when a file cannot be read."""
+    path = os.fspath(bundle)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise NotFound("bundle '%s' does not exist" % os.fsdecode(path)) from None
+    except IsADirectoryError:
+        raise UsageError("bundle '%s' is a directory" % os.fsdecode(path)) from None
+    except OSError as e:
+        raise Error("cannot read bundle '%s': %s" % (os.fsdecode(path), e.strerror or e)) from None
+    opts = _lib.BundleVerifyOpts(pubkey_path=_lib.fspath(pubkey),
+                                 against=None if against is None else _lib.fspath(against))
+    err, verdict = _lib.Error_t(), _lib.BundleVerdict()
+    rc = _lib.sb_bundle_verify(data, len(data), ctypes.byref(opts), ctypes.byref(verdict),
+                               ctypes.byref(err))
+    try:
+        if rc < 0:
+            _lib.raise_error(err)
+        buf, n = ctypes.c_void_p(), ctypes.c_size_t()
+        if _lib.sb_bundle_verdict_json(ctypes.byref(verdict), ctypes.byref(buf), ctypes.byref(n),
+                                       ctypes.byref(err)) < 0:
+            _lib.raise_error(err)
+        return json.loads(_lib.take_buffer(buf, n.value))
+    finally:
+        _lib.sb_bundle_verdict_release(ctypes.byref(verdict))
 
 
 class Benchmark:

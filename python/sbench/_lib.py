@@ -203,6 +203,61 @@ sb_bench_list_destroy = _fn("sb_bench_list_destroy", None, vp)
 sb_bench_list_render_buffer = _fn("sb_bench_list_render_buffer", ctypes.c_int, vp, ctypes.c_int,
                                   c_void_pp, P_SZ, P_ERR)
 
+# status.h: what sbctl prints as "sbctl CMD: warning: ..." after a status
+sb_status_warning_count = _fn("sb_status_warning_count", ctypes.c_size_t, vp)
+sb_status_warning = _fn("sb_status_warning", ctypes.c_char_p, vp, ctypes.c_size_t)
+
+
+# bundle.h
+class BundleOpts(ctypes.Structure):
+    _fields_ = [("key_path", ctypes.c_char_p), ("partial", ctypes.c_bool)]
+
+
+class BundleVerifyOpts(ctypes.Structure):
+    _fields_ = [("pubkey_path", ctypes.c_char_p), ("against", ctypes.c_char_p)]
+
+
+class BundleVerdict(ctypes.Structure):
+    # problem is the library's (sb_bundle_verdict_release frees it): read
+    # it as bytes, never assign it
+    _fields_ = [
+        ("ok", ctypes.c_bool),
+        ("problem", ctypes.c_char_p),
+        ("keyid", ctypes.c_char * 65),
+        ("sha256", ctypes.c_char * 65),
+        ("benchmark_digest", ctypes.c_char * 65),
+        ("name", ctypes.c_char * 256),
+        ("children", ctypes.c_size_t),
+        ("succeeded", ctypes.c_size_t),
+        ("subjects", ctypes.c_size_t),
+        ("partial", ctypes.c_bool),
+    ]
+
+
+class _Lazy:
+    """A function of the library declared at its first call rather than at
+    import: a library built before the function was added still loads (and
+    every other function works); calling this one then raises ctypes's
+    AttributeError, "undefined symbol: NAME"."""
+
+    def __init__(self, name, restype, *argtypes):
+        self.name, self.restype, self.argtypes = name, restype, argtypes
+        self.fn = None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            self.fn = _fn(self.name, self.restype, *self.argtypes)
+        return self.fn(*args)
+
+
+sb_bundle_export = _fn("sb_bundle_export", ctypes.c_int, vp, ctypes.POINTER(BundleOpts), c_void_pp,
+                       P_SZ, P_ERR)
+sb_bundle_verify = _Lazy("sb_bundle_verify", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                         ctypes.POINTER(BundleVerifyOpts), ctypes.POINTER(BundleVerdict), P_ERR)
+sb_bundle_verdict_release = _Lazy("sb_bundle_verdict_release", None, ctypes.POINTER(BundleVerdict))
+sb_bundle_verdict_json = _Lazy("sb_bundle_verdict_json", ctypes.c_int, ctypes.POINTER(BundleVerdict),
+                               c_void_pp, P_SZ, P_ERR)
+
 # buffers the library returns are freed by the library's own allocator
 _free = getattr(lib, "sb_free", None) or ctypes.CDLL(None).free
 _free.restype = None

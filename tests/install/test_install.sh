@@ -69,7 +69,7 @@ env -u LD_LIBRARY_PATH "$P/bin/sbctl" plan "$SB_SRC/examples/demo-sweep.yaml" >/
 
 # man pages: one per command, sbagent, libsbench(3); each renders
 for page in sbctl sbagent sbctl-keygen sbctl-log sbctl-plan sbctl-submit sbctl-status \
-	    sbctl-wait sbctl-analyze sbctl-report sbctl-export sbctl-rerun sbctl-cancel sbctl-output sbctl-list sbctl-index; do
+	    sbctl-wait sbctl-analyze sbctl-report sbctl-export sbctl-verify sbctl-rerun sbctl-cancel sbctl-output sbctl-list sbctl-index; do
 	[ -f "$P/share/man/man1/$page.1" ] || fail "man page $page.1 not installed"
 done
 [ -f "$P/share/man/man3/libsbench.3" ] || fail "man page libsbench.3 not installed"
