@@ -18,6 +18,8 @@ static void mark_cut(struct sb_error *err, int wanted)
  * output) written as \xNN: a message is shown, never acted on by a
  * terminal.  A message of several lines keeps them. */
 static void format(struct sb_error *err, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+static void format(struct sb_error *err, const char *fmt, va_list ap)
 {
 	char raw[SB_ERROR_MAX];
 	int wanted = vsnprintf(raw, sizeof(raw), fmt, ap);

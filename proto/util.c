@@ -16,11 +16,11 @@
  * rounded, ties to even) and stop at the first text that strtod reads back
  * as v; drop the trailing zeros of its digits.  Call c_L the value |v|
  * correctly rounded to L significant digits, and R(v) the reals strtod
- * rounds to |v| (half an ulp on each side, a quarter below a power of two,
- * the ends included when the significand is even): the text is the first
- * c_L in R(v).  That is not always what a Ryu- or Grisu-style algorithm
- * prints: below a power of two, a c_L can be outside R(v) while another
- * L-digit number is inside, and the loop then goes on to L + 1.
+ * rounds to |v| (half an ulp on each side, only a quarter below a power
+ * of two, the ends included when the significand is even): the text is
+ * the first c_L in R(v).  That is not always what a Ryu- or Grisu-style
+ * algorithm prints: below a power of two, a c_L can be outside R(v) while
+ * another L-digit number is inside, and the loop then goes on to L + 1.
  *
  * For a normal v, only c_15, c_16 and c_17 are needed.  Let E =
  * floor(log10 |v|).  Its ulp is at most |v| 2^-52 < 10^(E+1) 2^-52 <
@@ -37,7 +37,7 @@
  * loop.
  *
  * c_15, c_16, c_17 and "in R(v)" are computed exactly with 128-bit
- * integers for 10^-16 <= |v| < 2^127, where metrics live; elsewhere
+ * integers for 10^-16 <= |v| < 2^126, where metrics live; elsewhere
  * snprintf and strtod give the same three candidates.
  */
 
@@ -109,17 +109,18 @@ static sb_u128 pow5_u128(int k)
 /* X = |v| 10^(16-E) as n + rem/d, and v's ulp times 10^(16-E), in units
  * of 1/d. */
 struct scaled {
-	sb_u128 n, rem, d, ulp;
+	uint64_t n;
+	sb_u128 rem, d, ulp;
 };
 
 /* X for |v| = m 2^e2 and the exponent guess e10; 0 when the numbers would
- * not fit in 128 bits. */
+ * not fit (n in 64 bits, the others in 128). */
 static int scale(uint64_t m, int e2, int e10, struct scaled *x)
 {
 	int a = 16 - e10;
 
 	if (a >= 0) { /* X = m 5^a 2^(e2+a) */
-		sb_u128 p5, p;
+		sb_u128 p5, p, n;
 		int t = e2 + a;
 
 		if (a > 32) /* m 5^a < 2^53 2^75 */
@@ -129,21 +130,28 @@ static int scale(uint64_t m, int e2, int e10, struct scaled *x)
 		if (t >= 0) { /* only near 10^16: t <= 5 */
 			if (t > 8)
 				return 0;
-			x->n = p << t, x->rem = 0, x->d = 1, x->ulp = p5 << t;
+			n = p << t, x->rem = 0, x->d = 1, x->ulp = p5 << t;
 		} else { /* d = 2^-t <= 2^80 */
 			if (-t > 80)
 				return 0;
 			x->d = (sb_u128)1 << -t;
-			x->n = p >> -t, x->rem = p & (x->d - 1), x->ulp = p5;
+			n = p >> -t, x->rem = p & (x->d - 1), x->ulp = p5;
 		}
-	} else { /* X = m 2^e2 / 10^-a, an integer's quotient */
-		if (e2 > 73 || -a > 22) /* m 2^e2 < 2^127, 10^-a < 2^74 */
+		if (n >> 64)
 			return 0;
+		x->n = (uint64_t)n;
+	} else { /* X = m 2^e2 / 10^-a, an integer's quotient */
+		sb_u128 p, n;
+
+		if (e2 > 73 || -a > 22) /* m 2^e2 < 2^126, 10^-a < 2^74 */
+			return 0;
+		p = (sb_u128)m << e2;
 		x->d = -a <= 19 ? (sb_u128)pow10_u64[-a] :
 				  (sb_u128)pow10_u64[19] * pow10_u64[-a - 19];
-		x->n = ((sb_u128)m << e2) / x->d;
-		x->rem = ((sb_u128)m << e2) % x->d;
-		x->ulp = (sb_u128)1 << e2;
+		n = p / x->d;
+		if (n >> 64)
+			return 0;
+		x->n = (uint64_t)n, x->rem = p - n * x->d, x->ulp = (sb_u128)1 << e2;
 	}
 	return 1;
 }
@@ -154,8 +162,8 @@ static int scale(uint64_t m, int e2, int e10, struct scaled *x)
  * normal (R(v) reaches a quarter ulp below it). */
 static int round_in(const struct scaled *x, int j, int even, int bottom, uint64_t *c)
 {
-	uint64_t p = pow10_u64[j], n = (uint64_t)x->n, q = n / p;
-	sb_u128 r = (sb_u128)(n % p) * x->d + x->rem; /* X - q 10^j, in 1/d */
+	uint64_t p = pow10_u64[j], q = x->n / p;
+	sb_u128 r = (sb_u128)(x->n % p) * x->d + x->rem; /* X - q 10^j, in 1/d */
 	sb_u128 w = (sb_u128)p * x->d, dist;
 	int up = 2 * r > w || (2 * r == w && (q & 1)); /* ties to even */
 
@@ -172,29 +180,32 @@ static int round_in(const struct scaled *x, int j, int even, int bottom, uint64_
 static int shortest_exact(double a, char *digits, int *nd, int *exp)
 {
 	uint64_t bits, m, c = 0;
-	int be, e2, e10, tries, len, i;
+	int be, e2, e10, k, len, i;
 	struct scaled x;
 
 	memcpy(&bits, &a, sizeof(bits));
 	be = (int)(bits >> 52 & 0x7ff);
 	m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
 	e2 = be - 1075;
-	/* floor((be - 1023) log10(2)), or one less; corrected below */
+	/* E is floor(log10(2^(be-1023))) or one more: this guess is within
+	 * one of the first (1233 / 2^12 ~ log10(2)), corrected below */
 	e10 = (int)(((unsigned)(be - 1023 + 4096) * 1233u) >> 12) - 1233;
-	for (tries = 0;; tries++) {
-		if (tries == 3 || !scale(m, e2, e10, &x))
+	if (!scale(m, e2, e10, &x))
+		return 0;
+	if (x.n < pow10_u64[16] && !scale(m, e2, --e10, &x)) /* guessed high */
+		return 0;
+	for (k = 0; x.n >= pow10_u64[17]; k++) { /* guessed low: X / 10 */
+		if (k == 2)
 			return 0;
-		if (x.n < pow10_u64[16])
-			e10--;
-		else if (x.n >= pow10_u64[17])
-			e10++;
-		else
-			break;
+		x.rem += (sb_u128)(x.n % 10) * x.d;
+		x.n /= 10, x.d *= 10, e10++;
 	}
+	if (x.n < pow10_u64[16])
+		return 0;
 	for (len = 15; len <= 17; len++)
 		if (round_in(&x, 17 - len, !(m & 1), m == UINT64_C(1) << 52 && be > 1, &c))
 			break;
-	if (len > 17) /* cannot happen (see above); the loop is the definition */
+	if (len > 17) /* cannot happen (see above); snprintf's path then */
 		return 0;
 	if (c == pow10_u64[len]) /* 9.99...5 carried to 10.0 */
 		c = 1, len = 1, e10++;

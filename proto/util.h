@@ -14,7 +14,12 @@
  * prints it: the shortest digits that read back equal, in fixed notation
  * when the decimal exponent is in [-4, 16) (with ".0" when integral), else
  * in exponent notation with at least two exponent digits ("0.1", "100.0",
- * "1e-05", "1e+16", "1.2345678901234568e+17"); "nan", "inf", "-inf".
+ * "1e-05", "1e+16", "1.2345678901234568e+17"); "nan", "inf", "-inf",
+ * "-0.0".  The digits are those of v correctly rounded to the fewest
+ * significant digits that read back equal; they differ from Python's at 46
+ * powers of two, whose nearest 16 digits do not read back while other 16
+ * digits do (2^-24: "5.9604644775390625e-08", Python 5.960464477539063e-08).
+ * The text never changes (proto/util.c says how it is computed fast).
  * Returns buf. */
 char *sb_fmt_double(double v, char buf[SB_DOUBLE_TEXT_MAX]);
 

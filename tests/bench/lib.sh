@@ -103,6 +103,12 @@ bench_floor_cmd() {
 		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$hexkey"
 }
 
+# bench_tight_floor_cmd: the tight floor: build/tests/floor_read opens,
+# reads and HMACs the same log files, one HMAC per file, on as many threads
+# as status reads on (docs/performance.md, "The tight floor"); prints
+# "<files> files, <bytes> bytes, <threads> threads, xor <hex>"
+bench_tight_floor_cmd() { "$SB_BUILD/tests/floor_read" "$dir" "$dir/keys/hmac.key"; }
+
 # bench_best CMD...: the best of $bench_runs wall times of CMD (its output
 # discarded); any failure other than exit 3 (not every child succeeded)
 # stops the benchmark.  The largest peak RSS of those runs (KiB, GNU time)
