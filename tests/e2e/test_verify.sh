@@ -171,6 +171,37 @@ python3 "$EDIT" p.json notpartial.json sk 's["predicate"]["partial"] = False'
 bad "partial edited away" notpartial.json "child 1 is running, but the bundle does not say it is partial$"
 scancel "$(array_of slow)"
 
+# a grown sweep: three children reused from the first benchmark (their
+# evidence is in the source benchmark's bundle), one run
+export SB_LOOKUP_WINDOW=0.5
+gspec() {
+	write_spec g.yaml "name: grow
+command: [sh, -c, 'echo {x} > out.txt; echo \"loss: {x}\" > m.yaml']
+parameters:
+  x: [$1]
+results: [out.txt]
+metrics: m.yaml"
+}
+gspec "1, 2, 3"
+"$SBCTL" submit g.yaml --json > ga.json
+"$SBCTL" wait "$(jqf ga.json .benchmark.dir)" --interval 0.2 --timeout 60 > /dev/null
+gspec "1, 2, 3, 4"
+"$SBCTL" submit g.yaml --json > gb.json
+gdir=$(jqf gb.json .benchmark.dir)
+"$SBCTL" wait "$gdir" --interval 0.2 --timeout 60 > /dev/null
+"$SBCTL" export "$gdir" --sign sk -o g.bundle
+"$SBCTL" verify g.bundle --pubkey sk.pub --against "$gdir" --json > gv.json
+expect "a grown sweep's bundle verifies, against its directory too" \
+	"$(jq -c '[.ok, .children, .succeeded, .subjects]' gv.json)" '[true,4,4,2]'
+expect "its reused children are marked so, their results not its subjects" \
+	"$(jq -r .payload g.bundle | base64 -d | jq -c '[[.predicate.evidence[].classify.override], [.subject[].name]]')" \
+	'[["reused","reused","reused",null],["runs/3/out.txt","analysis.json"]]'
+python3 "$EDIT" g.bundle greused.json sk 's["predicate"]["status"]["children"][1]["reused_from"] = None'
+"$SBCTL" verify greused.json --pubkey sk.pub > /dev/null 2> bad.err
+expect "a reused child's origin removed: exit 3" "$?" 3
+expect_match "a reused child's origin removed: names it" "$(cat bad.err)" \
+	"child 1 says succeeded, but its evidence is a reused run$"
+
 # the docs' check with standard tools, exactly as written
 sed -n '/^## CHECKING WITH STANDARD TOOLS/,/^## /p' "$SB_SRC/docs/verify.md" |
 	sed -n 's/^    //p' | sed 's/KEY\.pub/sk.pub/g; s/bundle\.json/b.json/g' > doc-check.sh
