@@ -75,6 +75,24 @@ snap submit
 ) &
 poll_pid=$!
 
+# load, on the real cluster: slurmdbd kept busy while the classes are polled
+# (a busy machine is where accounting lags): another user's-style stream of
+# short jobs of another name at the lowest priority, and sacct asked for the
+# whole day's history in a loop.  Stopped with the polls; its jobs are
+# cancelled then.  SB_CLUSTER_LOAD=0 turns it off.
+if [ "$mode" = real ] && [ "${SB_CLUSTER_LOAD:-1}" != 0 ]; then
+	(
+		while [ ! -e "$out/polls.stop" ]; do
+			"$real_sbatch" --nice=10000 -J sb-load -o /dev/null -e /dev/null --wrap true \
+				> /dev/null 2>&1 || true
+			sacct -a -X -P -n -S now-1days --format=JobID,State,ExitCode > /dev/null 2>&1 || true
+			sleep 0.2
+		done
+		scancel -n sb-load > /dev/null 2>&1 || true
+	) &
+	load_pid=$!
+fi
+
 if [ "$mode" = real ] && [ -n "${SBFAKE:-}" ]; then
 	# record the real run for the replay tests (stopped after the tamper below)
 	SB_FAKE_SLURM_DIR="$out/fake-unused" "$SBFAKE" record "$dir" "$out/rec" --interval 1 --duration 600 --jobs "$A" \
@@ -107,6 +125,10 @@ log "sbctl wait: exit $rc after $(( $(date +%s) - t0 )) s"
 
 touch "$out/polls.stop"
 wait "$poll_pid" 2>/dev/null || true
+if [ -n "${load_pid:-}" ]; then
+	wait "$load_pid" 2>/dev/null || true
+	log "load: $(sacct -X -n -P -S now-1days --name=sb-load --format=JobID 2>/dev/null | wc -l) short jobs of another name ran beside it"
+fi
 log "status polled $(wc -l < "$out/polls.txt") times during the run"
 
 # child 5: its result changes after it finished
