@@ -25,11 +25,25 @@ void sb_parallel_run(void *(*fn)(void *), void *items, size_t item_size, size_t 
 	}
 }
 
+static size_t threads_of(size_t n, size_t count, size_t min_per_thread, size_t max);
+
 size_t sb_parallel_threads(size_t count, size_t min_per_thread, size_t max)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return threads_of(ncpu > 1 ? (size_t)ncpu : 1, count, min_per_thread, max);
+}
+
+size_t sb_parallel_io_threads(size_t count, size_t min_per_thread, size_t max)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = ncpu > 1 ? (size_t)ncpu : 1;
 
+	return threads_of(n > SB_PARALLEL_IO_MIN ? n : SB_PARALLEL_IO_MIN, count, min_per_thread, max);
+}
+
+static size_t threads_of(size_t n, size_t count, size_t min_per_thread, size_t max)
+{
 	if (max > SB_PARALLEL_MAX)
 		max = SB_PARALLEL_MAX;
 	if (n > max)

@@ -362,7 +362,7 @@ static int read_all(struct check *c, struct sb_error *err)
 
 	if (done == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-	n = c->o->threads ? c->o->threads : sb_parallel_threads(c->files.n, 64, SB_PARALLEL_MAX);
+	n = c->o->threads ? c->o->threads : sb_parallel_io_threads(c->files.n, 64, SB_PARALLEL_MAX);
 	if (n > SB_PARALLEL_MAX)
 		n = SB_PARALLEL_MAX;
 	if (n > c->files.n)

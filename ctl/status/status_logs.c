@@ -567,8 +567,9 @@ static void *read_range(void *arg)
 }
 
 /* The threads to read on: the context's number (SB_THREADS), else one per
- * core, fewer for a small benchmark (a thread is worth it from about 256
- * logs), and one when the index cannot be shared. */
+ * core but at least SB_PARALLEL_IO_MIN (a reader waits on the file system
+ * as much as it computes), fewer for a small benchmark (a thread is worth
+ * it from about 256 logs), and one when the index cannot be shared. */
 static size_t reader_threads(const struct sb_status_cfg *o, const struct sb_index *idx, size_t logs)
 {
 	unsigned want = sb_ctx_threads(o->ctx);
@@ -577,7 +578,7 @@ static size_t reader_threads(const struct sb_status_cfg *o, const struct sb_inde
 	if (idx && !sb_index_shareable())
 		return 1;
 	if (want == 0)
-		return sb_parallel_threads(logs, 256, SB_PARALLEL_MAX);
+		return sb_parallel_io_threads(logs, 256, SB_PARALLEL_MAX);
 	n = want < logs ? want : logs;
 	return n > SB_PARALLEL_MAX ? SB_PARALLEL_MAX : n > 0 ? n : 1;
 }

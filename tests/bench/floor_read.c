@@ -19,9 +19,10 @@
  * of the number of threads; it keeps the work from being optimized away).
  *
  * THREADS (absent or 0: the default) is the number `sbctl status` reads on:
- * SB_THREADS when set (1 to 64), else one per core online, at most 64, and
- * fewer for a small benchmark (one per 256 logs), at least one; never more
- * than the files.  The threads take the files 64 at a time from a shared
+ * SB_THREADS when set (1 to 64), else one per core online but at least 8
+ * (readers wait on the file system as much as they compute), at most 64,
+ * and fewer for a small benchmark (one per 256 logs), at least one; never
+ * more than the files.  The threads take the files 64 at a time from a shared
  * counter, so none waits on another's share.
  *
  * Links only libcrypto and pthreads: no sbench code is in the floor. */
@@ -46,6 +47,7 @@
 #define BLOCK 64           /* SHA-256's block: the HMAC pads are one block */
 #define THREADS_MAX 64     /* SB_PARALLEL_MAX, SB_CTX_THREADS_MAX */
 #define LOGS_PER_THREAD 256 /* status: a thread is worth it from 256 logs */
+#define IO_MIN 8            /* status: at least 8 readers, whatever the cores */
 #define CHUNK 64           /* files a thread takes at a time */
 #define BUF_SIZE (64 * 1024)
 
@@ -249,6 +251,8 @@ static unsigned status_threads(size_t logs)
 	} else {
 		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		n = ncpu > 1 ? (size_t)ncpu : 1;
+		if (n < IO_MIN)
+			n = IO_MIN;
 		if (n > THREADS_MAX)
 			n = THREADS_MAX;
 		if (logs / LOGS_PER_THREAD < n)
