@@ -1,6 +1,17 @@
 /* Live watch (include/sbench/watch.h, docs/watch.md): the keys, the
  * endpoint file, the CurveZMQ socket and its ZAP handler, the log files read
- * again and again, and the events given once each. */
+ * again and again, and the events given once each.
+ *
+ * Streaming: the log files are read in passes (struct sb_watch_scan), a
+ * shard of events/ at a time, and one file's new records are given, one a
+ * call, before the next file is read; nothing is held per record.  The wire
+ * is looked at every POLL_EVERY seconds while files are read, and what it
+ * brought (live records, refused frames and connections) is given before
+ * any record of a file.  A live record whose log has records before it not
+ * yet given is held while they are read from its file and given, so that a
+ * log's records are given in order (docs/sbctl-watch.md, "ORDER"); a
+ * record is marked given only when it is given.  A log file over
+ * SB_WATCH_BIG bytes is read again a frame at a time. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -30,19 +41,11 @@
 #define STATUS_EVERY 2.0        /* seconds between two statuses */
 #define STATUS_AFTER_FINISH 0.3 /* ... and this soon after a finish record */
 #define SCAN_DEFAULT 0.5
+#define POLL_EVERY 0.02         /* seconds between two looks at the wire while busy */
+#define STEP_S 0.005            /* the longest step of a reading pass without a look */
 #define RECV_BATCH 1000         /* messages taken off the socket in one go */
 #define MSG_MAX (SB_LOG_HEADER_LEN + SB_LOG_BODY_MAX + SB_LOG_TAG_LEN)
-
-struct sb_watch_file {
-	off_t size;
-	int64_t mtime_ns;
-	bool problem_told;
-};
-
-struct sb_watch_seen {
-	uint8_t *bits;
-	size_t nbytes;
-};
+#define SIZE_MAX32 0xffffffffu
 
 static double now_s(void)
 {
@@ -52,145 +55,228 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ---- a small string map ---- */
+/* ---- the table of log files and logs ---- */
 
-static uint64_t hash_str(const char *s)
+/* Two hashes of s: FNV-1a (64 bits, mixed) and a multiply-xorshift one (32
+ * bits), so that two keys are taken for one only if both collide: at a
+ * million logs, about one chance in 10^17. */
+static struct sb_watch_key key_of(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
+	struct sb_watch_key k;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	for (; *s; s++) {
+		a = (a ^ (unsigned char)*s) * 1099511628211ull;
+		b = (b ^ (unsigned char)*s) * 0xff51afd7ed558ccdull;
+		b ^= b >> 29;
+	}
+	a ^= a >> 33;
+	a *= 0xc4ceb9fe1a85ec53ull;
+	a ^= a >> 33;
+	k.k0 = a ? a : 1; /* 0 marks an empty slot */
+	k.k1 = (uint32_t)(b ^ (b >> 32));
+	return k;
 }
 
-static void **map_slot(struct sb_watch_map *m, const char *key, bool *found)
+static int logs_grow(struct sb_watch *w)
 {
-	size_t i = (size_t)hash_str(key) & (m->cap - 1);
+	size_t cap = w->logs_cap ? w->logs_cap * 2 : 1024, i;
+	struct sb_watch_log *v = calloc(cap, sizeof(*v));
 
-	while (m->keys[i] != NULL && strcmp(m->keys[i], key) != 0)
-		i = (i + 1) & (m->cap - 1);
-	*found = m->keys[i] != NULL;
-	return &m->vals[i];
-}
-
-static int map_grow(struct sb_watch_map *m)
-{
-	struct sb_watch_map bigger = { 0 };
-	size_t i;
-	bool found;
-
-	bigger.cap = m->cap ? m->cap * 2 : 64;
-	bigger.keys = calloc(bigger.cap, sizeof(char *));
-	bigger.vals = calloc(bigger.cap, sizeof(void *));
-	if (bigger.keys == NULL || bigger.vals == NULL) {
-		free(bigger.keys);
-		free(bigger.vals);
+	if (v == NULL)
 		return -1;
-	}
-	for (i = 0; i < m->cap; i++) {
-		void **slot;
+	for (i = 0; i < w->logs_cap; i++) {
+		size_t j;
 
-		if (m->keys[i] == NULL)
+		if (w->logs[i].k0 == 0)
 			continue;
-		slot = map_slot(&bigger, m->keys[i], &found);
-		bigger.keys[slot - bigger.vals] = m->keys[i];
-		*slot = m->vals[i];
+		j = (size_t)w->logs[i].k0 & (cap - 1);
+		while (v[j].k0 != 0)
+			j = (j + 1) & (cap - 1);
+		v[j] = w->logs[i];
 	}
-	bigger.n = m->n;
-	free(m->keys);
-	free(m->vals);
-	*m = bigger;
+	free(w->logs);
+	w->logs = v;
+	w->logs_cap = cap;
 	return 0;
 }
 
-/* The value of key, made with calloc(size) when absent; NULL when out of
- * memory. */
-static void *map_get(struct sb_watch_map *m, const char *key, size_t size)
-{
-	void **slot;
-	bool found;
-
-	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
-		return NULL;
-	slot = map_slot(m, key, &found);
-	if (!found) {
-		char *k = strdup(key);
-		void *v = calloc(1, size);
-
-		if (k == NULL || v == NULL) {
-			free(k);
-			free(v);
-			return NULL;
-		}
-		m->keys[slot - m->vals] = k;
-		*slot = v;
-		m->n++;
-	}
-	return *slot;
-}
-
-static void map_release(struct sb_watch_map *m, void (*free_val)(void *))
+/* The entry of k, made (zero) when absent; NULL out of memory.  Valid until
+ * the next entry is made. */
+static struct sb_watch_log *log_get(struct sb_watch *w, struct sb_watch_key k)
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] == NULL)
-			continue;
-		free(m->keys[i]);
-		if (free_val)
-			free_val(m->vals[i]);
-		free(m->vals[i]);
+	if ((w->logs_n + 1) * 8 > w->logs_cap * 7 && logs_grow(w) < 0)
+		return NULL;
+	i = (size_t)k.k0 & (w->logs_cap - 1);
+	while (w->logs[i].k0 != 0 && (w->logs[i].k0 != k.k0 || w->logs[i].k1 != k.k1))
+		i = (i + 1) & (w->logs_cap - 1);
+	if (w->logs[i].k0 == 0) {
+		memset(&w->logs[i], 0, sizeof(w->logs[i]));
+		w->logs[i].k0 = k.k0;
+		w->logs[i].k1 = k.k1;
+		w->logs_n++;
 	}
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static void free_seen(void *v)
-{
-	free(((struct sb_watch_seen *)v)->bits);
+	return &w->logs[i];
 }
 
 /* ---- records given once ---- */
 
-/* Marks rec seen; 1 when it was new, 0 when given before, -1 out of memory.
- * A log is known by the identity its records carry (so that a record off
- * the wire and the same record read from the file are one); sbctl's own
- * logs (no child), which never come off the wire, by their path. */
-static int mark_seen(struct sb_watch *w, const struct sb_log_record *rec, const char *path)
+/* The string of a log's key: the path where its record's identity puts it;
+ * the path of the file it was read from for a record of sbctl's own (no
+ * child); its identity for a frame of neither. */
+static void log_key_text(const struct sb_watch *w, const struct sb_log_record *rec,
+	const char *path, char *buf, size_t size)
 {
-	char key[SB_LOG_STR_MAX * 2 + PATH_MAX + 128];
-	struct sb_watch_seen *s;
-	size_t byte = (size_t)(rec->seq / 8);
-
-	if (rec->id.child < 0 && path != NULL)
-		snprintf(key, sizeof(key), "path|%s", path);
+	if (rec->id.child >= 0 && rec->id.attempt >= 0 &&
+	    sb_bdir_log(buf, size, sb_bench_dir(w->bench), rec->id.child, rec->id.attempt,
+			rec->id.job_id ? rec->id.job_id : "none",
+			rec->id.restart < 0 ? 0 : rec->id.restart) >= 0)
+		return;
+	if (path != NULL)
+		snprintf(buf, size, "%s", path);
 	else
-		snprintf(key, sizeof(key), "%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%s|%" PRId64,
-			rec->id.child, rec->id.attempt, rec->id.job_id ? rec->id.job_id : "",
-			rec->id.restart, rec->id.host ? rec->id.host : "", rec->id.pid);
-	s = map_get(&w->seen, key, sizeof(*s));
-	if (s == NULL)
+		snprintf(buf, size, "id|%" PRId64 "|%" PRId64 "|%s|%" PRId64, rec->id.child,
+			rec->id.attempt, rec->id.job_id ? rec->id.job_id : "", rec->id.restart);
+}
+
+/* The key of the log rec belongs to (path: the file it was read from, or
+ * NULL for a frame).  A log is its writer's: were two writers' records to
+ * name the same place (a log copied by hand), the second is a log of its
+ * own, as before when logs were known by their whole identity.  -1 out of
+ * memory. */
+static int log_key(struct sb_watch *w, const struct sb_log_record *rec, const char *path,
+	struct sb_watch_key *key)
+{
+	char buf[PATH_MAX + SB_LOG_STR_MAX * 2 + 128], wr[SB_LOG_STR_MAX + 32];
+	struct sb_watch_key wk;
+	struct sb_watch_log *e;
+	size_t len;
+
+	log_key_text(w, rec, path, buf, sizeof(buf));
+	snprintf(wr, sizeof(wr), "%s|%" PRId64, rec->id.host ? rec->id.host : "", rec->id.pid);
+	wk = key_of(wr);
+	if (wk.k1 == 0)
+		wk.k1 = 1; /* 0: no writer yet */
+	*key = key_of(buf);
+	e = log_get(w, *key);
+	if (e == NULL)
 		return -1;
-	if (rec->seq > (uint64_t)SB_LOG_FILE_MAX)
-		return 0; /* no log holds that many records */
-	if (byte >= s->nbytes) {
-		size_t n = s->nbytes ? s->nbytes : 8;
+	if (e->writer == 0)
+		e->writer = wk.k1;
+	if (e->writer == wk.k1)
+		return 0;
+	len = strlen(buf);
+	snprintf(buf + len, sizeof(buf) - len, "|%s", wr);
+	*key = key_of(buf);
+	e = log_get(w, *key);
+	if (e == NULL)
+		return -1;
+	e->writer = wk.k1;
+	return 0;
+}
+
+static struct sb_watch_gap *gap_find(struct sb_watch *w, struct sb_watch_key k)
+{
+	size_t i;
+
+	for (i = 0; i < w->ngaps; i++)
+		if (w->gaps[i].key.k0 == k.k0 && w->gaps[i].key.k1 == k.k1)
+			return &w->gaps[i];
+	return NULL;
+}
+
+static bool gap_has(const struct sb_watch_gap *g, uint64_t seq)
+{
+	return g != NULL && seq / 8 < g->nbytes && (g->bits[seq / 8] & (1u << (seq % 8)));
+}
+
+/* Whether record seq of the log k was given (the log's entry exists). */
+static bool was_given(struct sb_watch *w, struct sb_watch_key k, uint64_t seq)
+{
+	struct sb_watch_log *e = log_get(w, k);
+
+	if (e == NULL || seq > (uint64_t)SB_LOG_FILE_MAX)
+		return true; /* no log holds that many records */
+	if (seq < e->given)
+		return true;
+	return (e->flags & SB_WLOG_GAPS) && gap_has(gap_find(w, k), seq);
+}
+
+/* Marks record seq of the log k given; 1 when it was new, 0 when given
+ * before, -1 out of memory. */
+static int mark_given(struct sb_watch *w, struct sb_watch_key k, uint64_t seq)
+{
+	struct sb_watch_log *e = log_get(w, k);
+	struct sb_watch_gap *g;
+
+	if (e == NULL)
+		return -1;
+	if (seq > (uint64_t)SB_LOG_FILE_MAX || seq < e->given)
+		return 0;
+	g = (e->flags & SB_WLOG_GAPS) ? gap_find(w, k) : NULL;
+	if (seq == e->given) {
+		if (gap_has(g, seq))
+			return 0;
+		e->given++;
+		while (gap_has(g, e->given))
+			e->given++;
+		if (g != NULL && (size_t)e->given >= g->nbytes * 8) {
+			/* nothing given beyond the prefix any more */
+			free(g->bits);
+			*g = w->gaps[--w->ngaps];
+			e->flags &= ~SB_WLOG_GAPS;
+		}
+		return 1;
+	}
+	if (g == NULL) {
+		if (w->ngaps == w->gaps_cap) {
+			size_t cap = w->gaps_cap ? 2 * w->gaps_cap : 8;
+			struct sb_watch_gap *v = realloc(w->gaps, cap * sizeof(*v));
+
+			if (v == NULL)
+				return -1;
+			w->gaps = v;
+			w->gaps_cap = cap;
+		}
+		g = &w->gaps[w->ngaps++];
+		memset(g, 0, sizeof(*g));
+		g->key = k;
+		e->flags |= SB_WLOG_GAPS;
+	}
+	if (seq / 8 >= g->nbytes) {
+		size_t n = g->nbytes ? g->nbytes : 8;
 		uint8_t *p;
 
-		while (n <= byte)
+		while (n <= seq / 8)
 			n *= 2;
-		p = realloc(s->bits, n);
+		p = realloc(g->bits, n);
 		if (p == NULL)
 			return -1;
-		memset(p + s->nbytes, 0, n - s->nbytes);
-		s->bits = p;
-		s->nbytes = n;
+		memset(p + g->nbytes, 0, n - g->nbytes);
+		g->bits = p;
+		g->nbytes = n;
 	}
-	if (s->bits[byte] & (1u << (rec->seq % 8)))
+	if (gap_has(g, seq))
 		return 0;
-	s->bits[byte] |= (uint8_t)(1u << (rec->seq % 8));
+	g->bits[seq / 8] |= (uint8_t)(1u << (seq % 8));
 	return 1;
+}
+
+/* What is counted and noted of a record given. */
+static int note_given(struct sb_watch *w, const struct sb_log_record *rec, bool live)
+{
+	if (sb_watch_view_note(w, rec) < 0)
+		return -1;
+	if (rec->type && !strcmp(rec->type, SB_RT_FINISH))
+		w->finish_seen = true;
+	w->counts.records++;
+	if (live)
+		w->counts.live++;
+	else
+		w->counts.from_files++;
+	return 0;
 }
 
 /* ---- the queue of events ---- */
@@ -204,7 +290,7 @@ static struct sb_watch_item *push(struct sb_watch *w, enum sb_watch_kind kind)
 			memmove(w->q, w->q + w->qhead, w->qlen * sizeof(*w->q));
 			w->qhead = 0;
 		} else {
-			size_t cap = w->qcap ? w->qcap * 2 : 256;
+			size_t cap = w->qcap ? w->qcap * 2 : 64;
 			struct sb_watch_item *q = realloc(w->q, cap * sizeof(*q));
 
 			if (q == NULL)
@@ -227,67 +313,6 @@ static void item_release(struct sb_watch_item *it)
 	memset(it, 0, sizeof(*it));
 }
 
-/* The path of the log file a record belongs in (for live records). */
-static char *log_path_of(const struct sb_watch *w, const struct sb_log_record *rec)
-{
-	char buf[PATH_MAX];
-
-	if (rec->id.child < 0 || rec->id.attempt < 0 ||
-	    sb_bdir_log(buf, sizeof(buf), sb_bench_dir(w->bench), rec->id.child,
-			rec->id.attempt, rec->id.job_id ? rec->id.job_id : "none",
-			rec->id.restart < 0 ? 0 : rec->id.restart) < 0)
-		return NULL;
-	return strdup(buf);
-}
-
-/* Queues the records of r that are new (r is owned by the last of them,
- * or freed); -1 out of memory. */
-static int push_records(struct sb_watch *w, struct sb_log_result *r, size_t from,
-	bool live, const char *path)
-{
-	struct sb_watch_item *last = NULL;
-	size_t i, n = sb_log_result_verified(r);
-	int rc;
-
-	for (i = from; i < n; i++) {
-		const struct sb_log_record *rec = sb_log_result_record(r, i);
-		struct sb_watch_item *it;
-
-		rc = mark_seen(w, rec, path);
-		if (rc < 0)
-			goto nomem;
-		if (rc == 0)
-			continue;
-		it = push(w, SB_WATCH_RECORD);
-		if (it == NULL)
-			goto nomem;
-		it->ev.rec = rec;
-		it->ev.live = live;
-		it->path = path ? strdup(path) : log_path_of(w, rec);
-		it->ev.path = it->path;
-		sb_watch_view_note(w, rec);
-		if (rec->type && !strcmp(rec->type, SB_RT_FINISH))
-			w->finish_seen = true;
-		w->counts.records++;
-		if (live)
-			w->counts.live++;
-		else
-			w->counts.from_files++;
-		last = it;
-	}
-	if (last != NULL)
-		last->own = r;
-	else
-		sb_log_result_destroy(r);
-	return 0;
-nomem:
-	if (last != NULL)
-		last->own = r;
-	else
-		sb_log_result_destroy(r);
-	return -1;
-}
-
 static int push_note(struct sb_watch *w, enum sb_watch_kind kind, enum sb_log_tail tail,
 	const char *path, const char *detail, size_t size)
 {
@@ -304,65 +329,663 @@ static int push_note(struct sb_watch *w, enum sb_watch_kind kind, enum sb_log_ta
 	return 0;
 }
 
+static bool same_key(struct sb_watch_key a, struct sb_watch_key b)
+{
+	return a.k0 == b.k0 && a.k1 == b.k1;
+}
+
+/* Whether a held record is of the log k (and, seq != UINT64_MAX, is its
+ * record seq). */
+static bool held_has(const struct sb_watch *w, struct sb_watch_key k, uint64_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < w->nheld; i++)
+		if (same_key(w->held[i].key, k) && (seq == UINT64_MAX || w->held[i].ev.rec->seq == seq))
+			return true;
+	return false;
+}
+
+/* A live record, r's only one (r taken over).  Given at once (queued)
+ * when every record of its log before it was given; held otherwise, until
+ * they are (read from its file, or given before); dropped when it was
+ * given or is held already.  -1 out of memory. */
+static int push_live(struct sb_watch *w, struct sb_log_result *r)
+{
+	const struct sb_log_record *rec = sb_log_result_record(r, 0);
+	char buf[PATH_MAX];
+	struct sb_watch_item *it;
+	struct sb_watch_key k;
+	struct sb_watch_log *e;
+	char *path = NULL;
+	bool hold;
+
+	if (log_key(w, rec, NULL, &k) < 0)
+		goto nomem;
+	if (was_given(w, k, rec->seq) || held_has(w, k, rec->seq)) {
+		sb_log_result_destroy(r);
+		return 0;
+	}
+	e = log_get(w, k);
+	if (e == NULL)
+		goto nomem;
+	hold = rec->seq > e->given;
+	if (rec->id.child >= 0 && rec->id.attempt >= 0 &&
+	    sb_bdir_log(buf, sizeof(buf), sb_bench_dir(w->bench), rec->id.child, rec->id.attempt,
+		    rec->id.job_id ? rec->id.job_id : "none",
+		    rec->id.restart < 0 ? 0 : rec->id.restart) >= 0) {
+		path = strdup(buf);
+		if (path == NULL)
+			goto nomem;
+	}
+	if (hold) {
+		if (w->nheld == w->heldcap) {
+			size_t cap = w->heldcap ? 2 * w->heldcap : 16;
+			struct sb_watch_item *v = realloc(w->held, cap * sizeof(*v));
+
+			if (v == NULL)
+				goto nomem;
+			w->held = v;
+			w->heldcap = cap;
+		}
+		it = &w->held[w->nheld++];
+		memset(it, 0, sizeof(*it));
+		it->ev.kind = SB_WATCH_RECORD;
+	} else {
+		if (mark_given(w, k, rec->seq) < 0)
+			goto nomem;
+		it = push(w, SB_WATCH_RECORD);
+		if (it == NULL)
+			goto nomem;
+	}
+	it->ev.rec = rec;
+	it->ev.live = true;
+	it->own = r;
+	it->path = path;
+	it->ev.path = path;
+	it->key = k;
+	return hold ? 0 : note_given(w, rec, true);
+nomem:
+	free(path);
+	sb_log_result_destroy(r);
+	return -1;
+}
+
 /* ---- the log files ---- */
 
-/* Reads the files of events/ and submissions/ whose size or mtime moved; -1 out of memory. */
-static int scan_files(struct sb_watch *w, struct sb_error *err)
+static void strv_free(char **v, size_t n)
 {
-	struct sb_logfiles f = { 0 };
-	struct sb_log_expect ex = { .id = &w->want };
-	double t = now_s();
-	char *events;
 	size_t i;
-	int rc = 0;
 
-	for (i = 0; i < 2; i++) {
-		events = sb_logfiles_join(sb_bench_dir(w->bench), i ? "submissions" : "events");
-		if (events == NULL)
-			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-		sb_logfiles_walk(&f, events);
-		free(events);
-	}
-	sb_logfiles_sort(&f);
-	for (i = 0; i < f.n && rc == 0; i++) {
-		struct sb_watch_file *st = map_get(&w->files, f.v[i].path, sizeof(*st));
-		struct sb_log_result *r;
-		struct stat sb;
-		enum sb_log_tail tail;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
 
-		if (st == NULL) {
-			rc = -1;
-			break;
+static int strv_add(char ***v, size_t *n, size_t *cap, char *s)
+{
+	if (s == NULL)
+		return -1;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		char **p = realloc(*v, c * sizeof(*p));
+
+		if (p == NULL) {
+			free(s);
+			return -1;
 		}
-		if (stat(f.v[i].path, &sb) != 0)
-			continue;
-		if (sb.st_size == st->size &&
-		    (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec == st->mtime_ns)
-			continue;
-		r = sb_log_read_file(w->verifier, f.v[i].path, &ex, NULL);
-		if (r == NULL)
-			continue; /* unreadable for now: the next scan tries again */
-		st->size = sb.st_size;
-		st->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-		tail = sb_log_result_tail(r);
-		if (tail != SB_LOG_TAIL_OK && tail != SB_LOG_TAIL_TORN && !st->problem_told) {
-			st->problem_told = true;
-			if (push_note(w, SB_WATCH_PROBLEM, tail, f.v[i].path,
-					sb_log_result_detail(r), 0) < 0)
-				rc = -1;
-		}
-		if (rc == 0)
-			rc = push_records(w, r, 0, false, f.v[i].path);
-		else
-			sb_log_result_destroy(r);
+		*v = p;
+		*cap = c;
 	}
-	sb_logfiles_release(&f);
-	w->scan_cost = now_s() - t;
-	if (rc < 0)
-		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	(*v)[(*n)++] = s;
 	return 0;
 }
 
+/* A shard's name: decimal digits (at most 18). */
+static bool shard_name(const char *name, uint64_t *num)
+{
+	size_t n = strspn(name, "0123456789");
+
+	if (n == 0 || n > 18 || name[n] != '\0')
+		return false;
+	*num = strtoull(name, NULL, 10);
+	return true;
+}
+
+static int cmp_shard(const void *pa, const void *pb)
+{
+	const char *a = strrchr(*(char *const *)pa, '/') + 1, *b = strrchr(*(char *const *)pb, '/') + 1;
+	uint64_t x = strtoull(a, NULL, 10), y = strtoull(b, NULL, 10);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static void scan_release(struct sb_watch_scan *s)
+{
+	strv_free(s->shards, s->nshards);
+	strv_free(s->rest, s->nrest);
+	sb_logfiles_release(&s->files);
+	s->shards = s->rest = NULL;
+	s->nshards = s->ishard = s->nrest = s->ifile = 0;
+	s->active = s->listed = s->rest_done = false;
+}
+
+/* Starts a pass over the files (again from the first, when one is under way). */
+static void scan_start(struct sb_watch *w, bool final)
+{
+	scan_release(&w->scan);
+	w->scan.active = true;
+	w->scan.final = final;
+	w->scan.cost = w->scan.first_reads = 0;
+}
+
+/* The shards of events/ (events/<N>/, in numeric order), and what else is
+ * there or in submissions/ (listed last).  -1 out of memory. */
+static int scan_list(struct sb_watch *w)
+{
+	struct sb_watch_scan *s = &w->scan;
+	size_t cap_shards = 0, cap_rest = 0;
+	char *events, *subm;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	events = sb_logfiles_join(sb_bench_dir(w->bench), "events");
+	subm = sb_logfiles_join(sb_bench_dir(w->bench), "submissions");
+	if (events == NULL || subm == NULL) {
+		free(events);
+		free(subm);
+		return -1;
+	}
+	d = opendir(events);
+	while (d != NULL && rc == 0 && (de = readdir(d)) != NULL) {
+		uint64_t num;
+		char *p;
+		bool dir;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = sb_logfiles_join(events, de->d_name);
+		if (p == NULL) {
+			rc = -1;
+			break;
+		}
+		dir = de->d_type == DT_DIR;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		}
+		if (dir && shard_name(de->d_name, &num))
+			rc = strv_add(&s->shards, &s->nshards, &cap_shards, p);
+		else
+			rc = strv_add(&s->rest, &s->nrest, &cap_rest, p);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(events);
+	if (rc == 0)
+		rc = strv_add(&s->rest, &s->nrest, &cap_rest, subm);
+	else
+		free(subm);
+	if (rc == 0 && s->nshards > 1)
+		qsort(s->shards, s->nshards, sizeof(*s->shards), cmp_shard);
+	s->listed = true;
+	return rc;
+}
+
+/* Adds the files of a shard to f: its regular files by their directory
+ * entries' type (no stat each), what else it holds as sb_logfiles_walk
+ * does. */
+static void list_shard(struct sb_logfiles *f, const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return; /* gone or unreadable for now */
+	while (!f->nomem && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char *p;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = sb_logfiles_join(dir, de->d_name);
+		if (p == NULL) {
+			f->nomem = true;
+			break;
+		}
+		if (de->d_type == DT_REG) {
+			sb_logfiles_add(f, p);
+			continue;
+		}
+		if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN && lstat(p, &st) == 0 &&
+					     S_ISDIR(st.st_mode)))
+			sb_logfiles_walk(f, p);
+		else if (de->d_type == DT_UNKNOWN && lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			sb_logfiles_add(f, p);
+			continue;
+		}
+		free(p); /* not a regular file */
+	}
+	closedir(d);
+}
+
+/* The next list of files of the pass, sorted in child order (a shard, or
+ * the rest): 1; 0 when the pass has read them all; -1 out of memory. */
+static int scan_next_list(struct sb_watch *w)
+{
+	struct sb_watch_scan *s = &w->scan;
+	size_t i;
+
+	sb_logfiles_release(&s->files);
+	s->ifile = 0;
+	if (!s->listed && scan_list(w) < 0)
+		return -1;
+	while (s->ishard < s->nshards) {
+		list_shard(&s->files, s->shards[s->ishard++]);
+		if (s->files.nomem)
+			return -1;
+		if (s->files.n > 0) {
+			sb_logfiles_sort(&s->files);
+			return 1;
+		}
+	}
+	if (s->rest_done)
+		return 0;
+	s->rest_done = true;
+	for (i = 0; i < s->nrest; i++) {
+		struct stat st;
+
+		if (lstat(s->rest[i], &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			sb_logfiles_walk(&s->files, s->rest[i]);
+		else if (S_ISREG(st.st_mode)) {
+			char *p = strdup(s->rest[i]);
+
+			if (p == NULL || sb_logfiles_add(&s->files, p) < 0)
+				return -1;
+		}
+		if (s->files.nomem)
+			return -1;
+	}
+	sb_logfiles_sort(&s->files);
+	return s->files.n > 0;
+}
+
+static void reading_release(struct sb_watch_reading *rd)
+{
+	sb_log_result_destroy(rd->r);
+	if (rd->fd >= 0)
+		close(rd->fd);
+	free(rd->refs);
+	memset(rd, 0, sizeof(*rd));
+	rd->fd = -1;
+}
+
+struct collect_arg {
+	struct sb_watch *w;
+	struct sb_watch_reading *rd;
+	const struct sb_watch_key *want;
+	bool keyed, stop;
+};
+
+/* sb_log_read_file_each's callback: the place of each verified record of
+ * a large log not given yet. */
+static int collect(const struct sb_log_record *rec, void *arg, struct sb_error *err)
+{
+	struct collect_arg *a = arg;
+	struct sb_watch_reading *rd = a->rd;
+	struct sb_watch_ref *ref;
+
+	if (!rec->verified || a->stop)
+		return 0;
+	if (!a->keyed) {
+		if (log_key(a->w, rec, rd->path, &rd->key) < 0)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		a->keyed = true;
+		if (a->want != NULL && !same_key(rd->key, *a->want))
+			a->stop = true; /* another writer's log in its place */
+	}
+	if (a->stop || rec->seq >= rd->below) {
+		a->stop = true;
+		return 0;
+	}
+	if (was_given(a->w, rd->key, rec->seq))
+		return 0;
+	if (rd->nrefs == rd->refs_cap) {
+		size_t cap = rd->refs_cap ? 2 * rd->refs_cap : 64;
+		struct sb_watch_ref *v = realloc(rd->refs, cap * sizeof(*v));
+
+		if (v == NULL)
+			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+		rd->refs = v;
+		rd->refs_cap = cap;
+	}
+	ref = &rd->refs[rd->nrefs++];
+	ref->seq = rec->seq;
+	ref->offset = rec->offset;
+	ref->size = (uint32_t)rec->size;
+	memcpy(ref->tag, rec->tag, SB_LOG_TAG_LEN);
+	return 0;
+}
+
+/* Reads the log file path into rd, to give its records not given yet below
+ * seq `below`: those of the log want (NULL: the log its first record
+ * names).  *summary (when not NULL) is given the reading's result for its
+ * tail (the caller destroys it).  1 when there are records to give; 0 when
+ * none or the file cannot be read (yet); -1 out of memory. */
+static int reading_open(struct sb_watch *w, struct sb_watch_reading *rd, const char *path,
+	off_t size, uint64_t below, const struct sb_watch_key *want,
+	struct sb_log_result **summary)
+{
+	struct sb_log_expect ex = { .id = &w->want };
+	struct sb_log_result *r;
+	struct sb_error e = { 0 };
+
+	reading_release(rd);
+	rd->path = path;
+	rd->below = below;
+	if (summary)
+		*summary = NULL;
+	if (size <= (off_t)SB_WATCH_BIG) {
+		r = sb_log_read_file(w->verifier, path, &ex, &e);
+		if (r == NULL)
+			return e.code == SB_ERR_NOMEM ? -1 : 0;
+		rd->r = r;
+		rd->n = sb_log_result_verified(r);
+		if (summary)
+			*summary = r;
+		if (rd->n == 0)
+			return 0;
+		if (log_key(w, sb_log_result_record(r, 0), path, &rd->key) < 0)
+			return -1;
+		if (want != NULL && !same_key(rd->key, *want))
+			rd->n = 0;
+		return rd->n > 0;
+	} else {
+		struct collect_arg a = { .w = w, .rd = rd, .want = want };
+
+		rd->big = true;
+		rd->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (rd->fd < 0)
+			return 0;
+		r = sb_log_read_file_each(w->verifier, path, &ex, collect, &a, &e);
+		if (r == NULL)
+			return e.code == SB_ERR_NOMEM ? -1 : 0;
+		if (summary)
+			*summary = r;
+		else
+			sb_log_result_destroy(r);
+		return rd->nrefs > 0;
+	}
+}
+
+/* The next record of rd not given yet: 1 with *rec; 0 when it has none
+ * left; -1 out of memory.  A large file's frame that is no longer the one
+ * verified (the file changed under us) ends its reading; the file is read
+ * again at the next pass. */
+static int reading_next(struct sb_watch *w, struct sb_watch_reading *rd,
+	const struct sb_log_record **rec)
+{
+	struct sb_log_expect ex = { .id = &w->want };
+
+	if (!rd->big) {
+		while (rd->next < rd->n) {
+			const struct sb_log_record *x = sb_log_result_record(rd->r, rd->next++);
+			int rc;
+
+			if (x->seq >= rd->below)
+				break;
+			rc = mark_given(w, rd->key, x->seq);
+			if (rc < 0)
+				return -1;
+			if (rc > 0) {
+				*rec = x;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	while (rd->iref < rd->nrefs) {
+		const struct sb_watch_ref *ref = &rd->refs[rd->iref++];
+		const struct sb_log_record *x;
+		struct sb_log_result *fr;
+		struct sb_watch_log *e;
+		int rc;
+
+		if (was_given(w, rd->key, ref->seq))
+			continue;
+		if (ref->size > w->fbuf_cap) {
+			uint8_t *p = realloc(w->fbuf, ref->size);
+
+			if (p == NULL)
+				return -1;
+			w->fbuf = p;
+			w->fbuf_cap = ref->size;
+		}
+		if (pread(rd->fd, w->fbuf, ref->size, (off_t)ref->offset) != (ssize_t)ref->size)
+			goto changed;
+		fr = sb_log_read_frame(w->verifier, w->fbuf, ref->size, &ex, NULL);
+		if (fr == NULL)
+			return -1;
+		x = sb_log_result_record(fr, 0);
+		if (sb_log_result_verified(fr) != 1 || x->seq != ref->seq ||
+		    memcmp(x->tag, ref->tag, SB_LOG_TAG_LEN) != 0) {
+			sb_log_result_destroy(fr);
+			goto changed;
+		}
+		sb_log_result_destroy(rd->r);
+		rd->r = fr;
+		rd->rec = *x;
+		rd->rec.offset = ref->offset;
+		rc = mark_given(w, rd->key, x->seq);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			*rec = &rd->rec;
+			return 1;
+		}
+		continue;
+changed:
+		e = rd->fkey.k0 ? log_get(w, rd->fkey) : NULL;
+		if (e != NULL)
+			e->flags &= ~SB_WLOG_READ;
+		rd->iref = rd->nrefs;
+	}
+	return 0;
+}
+
+/* Reads the file path when its size or mtime moved since it was last read,
+ * and makes it the pass's file whose records are given (1) when it has
+ * records not given yet; 0 when not; -1 out of memory. */
+static int visit_file(struct sb_watch *w, const char *path)
+{
+	struct sb_watch_key fk = key_of(path);
+	struct sb_log_result *sum = NULL;
+	struct sb_watch_log *e;
+	struct stat sb;
+	enum sb_log_tail tail;
+	uint32_t size, mtime;
+	double t0;
+	bool first;
+	int rc;
+
+	if (stat(path, &sb) != 0)
+		return 0;
+	size = sb.st_size > (off_t)SIZE_MAX32 ? SIZE_MAX32 : (uint32_t)sb.st_size;
+	mtime = (uint32_t)((uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec);
+	e = log_get(w, fk);
+	if (e == NULL)
+		return -1;
+	if ((e->flags & SB_WLOG_READ) && e->size == size && e->mtime == mtime)
+		return 0;
+	first = !(e->flags & SB_WLOG_READ);
+	t0 = first ? now_s() : 0;
+	rc = reading_open(w, &w->rd, path, sb.st_size, UINT64_MAX, NULL, &sum);
+	if (first)
+		w->scan.first_reads += now_s() - t0;
+	if (rc < 0 || sum == NULL) {
+		if (sum != w->rd.r)
+			sb_log_result_destroy(sum);
+		reading_release(&w->rd);
+		return rc; /* unreadable for now: the next pass tries again */
+	}
+	w->rd.fkey = fk;
+	e = log_get(w, fk);
+	if (e == NULL)
+		rc = -1;
+	else {
+		e->flags |= SB_WLOG_READ;
+		e->size = size;
+		e->mtime = mtime;
+		tail = sb_log_result_tail(sum);
+		if (tail != SB_LOG_TAIL_OK && tail != SB_LOG_TAIL_TORN &&
+		    !(e->flags & SB_WLOG_PROBLEM)) {
+			e->flags |= SB_WLOG_PROBLEM;
+			if (push_note(w, SB_WATCH_PROBLEM, tail, path, sb_log_result_detail(sum), 0) < 0)
+				rc = -1;
+		}
+	}
+	if (sum != w->rd.r)
+		sb_log_result_destroy(sum);
+	if (rc <= 0)
+		reading_release(&w->rd);
+	return rc;
+}
+
+/* A record event of rec, read from a file. */
+static int give_read(struct sb_watch *w, const struct sb_log_record *rec, const char *path,
+	struct sb_watch_event *ev)
+{
+	if (note_given(w, rec, false) < 0)
+		return -1;
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = SB_WATCH_RECORD;
+	ev->rec = rec;
+	ev->live = false;
+	ev->path = path;
+	return SB_WATCH_EVENT;
+}
+
+/* Gives the next record of the pass's file not given yet: SB_WATCH_EVENT;
+ * 0 when it has none left (it is then let go); -1 out of memory. */
+static int give_from_file(struct sb_watch *w, struct sb_watch_event *ev)
+{
+	const struct sb_log_record *rec;
+	int rc = reading_next(w, &w->rd, &rec);
+
+	if (rc > 0)
+		return give_read(w, rec, w->rd.path, ev);
+	reading_release(&w->rd);
+	return rc;
+}
+
+/* The first held record: the next record of its log before it not given
+ * yet, read from its file (SB_WATCH_EVENT); once there is none, the held
+ * record is queued, given now (0); -1 out of memory. */
+static int give_held(struct sb_watch *w, struct sb_watch_event *ev)
+{
+	struct sb_watch_item *h = &w->held[0];
+	const struct sb_log_record *rec;
+	struct sb_watch_item *it;
+	int rc;
+
+	if (!w->filling) {
+		struct sb_watch_log *e = log_get(w, h->key);
+		struct stat sb;
+
+		if (e == NULL)
+			return -1;
+		rc = 0;
+		if (h->ev.rec->seq > e->given && h->path != NULL && stat(h->path, &sb) == 0)
+			rc = reading_open(w, &w->fill, h->path, sb.st_size, h->ev.rec->seq, &h->key,
+				NULL);
+		if (rc < 0)
+			return -1;
+		w->filling = rc > 0;
+	}
+	if (w->filling) {
+		rc = reading_next(w, &w->fill, &rec);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return give_read(w, rec, h->path, ev);
+	}
+	/* its log's records before it that its file holds are given: it is next */
+	reading_release(&w->fill);
+	w->filling = false;
+	rc = mark_given(w, h->key, h->ev.rec->seq);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		item_release(h); /* given from its file meanwhile */
+	} else {
+		it = push(w, SB_WATCH_RECORD);
+		if (it == NULL)
+			return -1;
+		*it = *h;
+		if (note_given(w, it->ev.rec, true) < 0) {
+			memmove(w->held, w->held + 1, --w->nheld * sizeof(*w->held));
+			return -1;
+		}
+	}
+	memmove(w->held, w->held + 1, --w->nheld * sizeof(*w->held));
+	return 0;
+}
+
+/* Seconds from the end of a pass to the next one: at least 20 times what
+ * the pass cost, but for the first reading of each file (done once). */
+static double scan_interval(const struct sb_watch *w)
+{
+	double iv = w->opts.scan_interval > 0 ? w->opts.scan_interval : SCAN_DEFAULT;
+
+	return fmax(iv, 20 * w->scan_cost);
+}
+
+/* One step of the pass: files read until one has records to give (1), or
+ * STEP_S passed (0), or the pass is over (0, and the watch done when it was
+ * the final one); -1 out of memory. */
+static int scan_step(struct sb_watch *w)
+{
+	struct sb_watch_scan *s = &w->scan;
+	double t0 = now_s();
+	int rc = 0;
+
+	for (;;) {
+		if (s->ifile < s->files.n) {
+			rc = visit_file(w, s->files.v[s->ifile++].path);
+			if (rc != 0)
+				break;
+		} else {
+			rc = scan_next_list(w);
+			if (rc < 0)
+				break;
+			if (rc == 0) {
+				bool final = s->final;
+
+				/* what reading again costs: the first reading of a
+				 * file is done once */
+				s->cost += now_s() - t0;
+				w->scan_cost = fmax(s->cost - s->first_reads, 0);
+				scan_release(s);
+				w->scanned = true;
+				w->next_scan = now_s() + scan_interval(w);
+				if (final)
+					w->done = "done";
+				return 0;
+			}
+			rc = 0;
+		}
+		if (now_s() - t0 >= STEP_S)
+			break;
+	}
+	s->cost += now_s() - t0;
+	return rc;
+}
 /* ---- the wire ---- */
 
 static void zap_reply(struct sb_watch *w, zmq_msg_t *parts, size_t n, bool ok)
@@ -442,8 +1065,7 @@ static int handle_frame(struct sb_watch *w, const void *data, size_t len,
 	if (r == NULL)
 		return -1;
 	if (sb_log_result_verified(r) == 1)
-		return push_records(w, r, 0, true, NULL) < 0 ?
-			sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
+		return push_live(w, r) < 0 ? sb_error_set(err, SB_ERR_NOMEM, "out of memory") : 0;
 	w->counts.bad_frames++;
 	if (push_note(w, SB_WATCH_BAD_FRAME, sb_log_result_tail(r), NULL,
 			sb_log_result_detail(r), len) < 0) {
@@ -475,6 +1097,23 @@ static int recv_frames(struct sb_watch *w, struct sb_error *err)
 	return 0;
 }
 
+/* Looks at the wire (waiting at most timeout ms) and queues what came. */
+static int poll_wire(struct sb_watch *w, long timeout, struct sb_error *err)
+{
+	zmq_pollitem_t items[2];
+
+	items[0] = (zmq_pollitem_t){ .socket = w->pull, .events = ZMQ_POLLIN };
+	items[1] = (zmq_pollitem_t){ .socket = w->zap, .events = ZMQ_POLLIN };
+	if (zmq_poll(items, 2, timeout) < 0 && zmq_errno() != EINTR)
+		return sb_errorf(err, "cannot poll the watch socket: %s", zmq_strerror(zmq_errno()));
+	if ((items[1].revents & ZMQ_POLLIN) && handle_zap(w) < 0)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	if ((items[0].revents & ZMQ_POLLIN) && recv_frames(w, err) < 0)
+		return -1;
+	w->next_poll = now_s() + POLL_EVERY;
+	return 0;
+}
+
 /* ---- the status, for until_done and the view ---- */
 
 static int refresh_status(struct sb_watch *w, struct sb_error *err)
@@ -489,7 +1128,7 @@ static int refresh_status(struct sb_watch *w, struct sb_error *err)
 	if (push_note(w, SB_WATCH_STATUS, SB_LOG_TAIL_OK, NULL, NULL, 0) < 0)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	if (w->opts.until_done && !sb_status_unsettled(st))
-		w->final_scan = true;
+		w->final_req = true;
 	return 0;
 }
 
@@ -721,6 +1360,7 @@ int sb_watch_open(const struct sb_ctx *ctx, const char *bench_arg,
 	if (w == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	w->ctx = ctx;
+	w->rd.fd = w->fill.fd = -1;
 	if (opts)
 		w->opts = *opts;
 	w->opts.bind = NULL;
@@ -790,12 +1430,22 @@ void sb_watch_close(struct sb_watch *w)
 	for (i = 0; i < w->qlen; i++)
 		item_release(&w->q[w->qhead + i]);
 	free(w->q);
-	map_release(&w->files, NULL);
-	map_release(&w->seen, free_seen);
+	for (i = 0; i < w->nheld; i++)
+		item_release(&w->held[i]);
+	free(w->held);
+	reading_release(&w->rd);
+	reading_release(&w->fill);
+	free(w->fbuf);
+	scan_release(&w->scan);
+	free(w->logs);
+	for (i = 0; i < w->ngaps; i++)
+		free(w->gaps[i].bits);
+	free(w->gaps);
 	sb_status_destroy(w->status);
 	sb_log_verifier_destroy(w->verifier);
 	sb_bench_destroy(w->bench);
 	free(w->children);
+	free(w->runs);
 	free(w);
 }
 
@@ -810,23 +1460,14 @@ void sb_watch_counts(const struct sb_watch *w, struct sb_watch_counts *c)
 	*c = w->counts;
 }
 
-static double scan_interval(const struct sb_watch *w)
-{
-	double iv = w->opts.scan_interval > 0 ? w->opts.scan_interval : SCAN_DEFAULT;
-
-	return fmax(iv, 20 * w->scan_cost);
-}
-
 static bool want_status(const struct sb_watch *w)
 {
 	return w->opts.until_done || w->opts.track_status;
 }
 
-/* Gives the first queued event; the one given before is released (with
- * the result it owns, once nothing later points into it). */
+/* Gives the first queued event (released at the next call). */
 static int pop(struct sb_watch *w, struct sb_watch_event *ev)
 {
-	item_release(&w->cur);
 	w->cur = w->q[w->qhead++];
 	w->qlen--;
 	if (w->qlen == 0)
@@ -835,20 +1476,41 @@ static int pop(struct sb_watch *w, struct sb_watch_event *ev)
 	return SB_WATCH_EVENT;
 }
 
+/* The order of the work: what came off the wire (looked at every
+ * POLL_EVERY seconds whatever else is going on), then the records of the
+ * file being read, a status when one is due (not before the first pass
+ * over the files is over: the records already there come first), a step of
+ * the pass over the files when one is under way or due, else a wait on the
+ * wire until the next of these is due. */
 int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 	struct sb_error *err)
 {
 	double deadline = wait_s < 0 ? INFINITY : now_s() + wait_s;
 
 	memset(ev, 0, sizeof(*ev));
+	item_release(&w->cur); /* the event given last is no longer borrowed */
 	for (;;) {
-		zmq_pollitem_t items[2];
 		struct sb_error e = { 0 };
 		double now = now_s(), wake;
 		long timeout;
+		int rc;
 
+		/* the wire while busy (not while what it brought is still being
+		 * given: it waits in libzmq, where the agents' send buffers
+		 * bound it, rather than here) */
+		if (!w->done && now >= w->next_poll && w->qlen == 0 && w->nheld < RECV_BATCH &&
+		    poll_wire(w, 0, err) < 0)
+			return -1;
 		if (w->qlen > 0)
 			return pop(w, ev);
+		if (w->nheld > 0) {
+			rc = give_held(w, ev);
+			if (rc < 0)
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			if (rc == SB_WATCH_EVENT)
+				return rc;
+			continue;
+		}
 		if (w->done)
 			return SB_WATCH_DONE;
 		if (w->opts.stop && *w->opts.stop) {
@@ -859,20 +1521,22 @@ int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 			w->done = "timeout";
 			continue;
 		}
-		if (!w->scanned || now >= w->next_scan || w->final_scan) {
-			bool last = w->final_scan;
-
-			if (scan_files(w, err) < 0)
-				return -1;
-			w->scanned = true;
-			w->next_scan = now_s() + scan_interval(w);
-			if (last) {
-				w->done = "done";
-				w->final_scan = false;
-			}
+		if (w->rd.path != NULL) {
+			rc = give_from_file(w, ev);
+			if (rc < 0)
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			if (rc == SB_WATCH_EVENT)
+				return rc;
 			continue;
 		}
-		if (want_status(w) && (now >= w->next_status ||
+		if (w->final_req) {
+			/* the status says it is over: one more whole pass, then done */
+			w->final_req = false;
+			scan_start(w, true);
+			continue;
+		}
+		if (want_status(w) && w->scanned && !(w->scan.active && w->scan.final) &&
+		    (now >= w->next_status ||
 		    (w->finish_seen && now >= w->next_status - STATUS_EVERY + STATUS_AFTER_FINISH))) {
 			w->finish_seen = false;
 			w->next_status = now_s() + STATUS_EVERY;
@@ -887,22 +1551,24 @@ int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 			}
 			continue;
 		}
+		if (w->scan.active || !w->scanned || now >= w->next_scan) {
+			if (!w->scan.active)
+				scan_start(w, false);
+			if (scan_step(w) < 0)
+				return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+			if (w->qlen == 0 && w->rd.path == NULL && !w->done && now_s() >= deadline)
+				return SB_WATCH_IDLE;
+			continue;
+		}
 		wake = fmin(deadline, w->next_scan);
 		if (want_status(w))
 			wake = fmin(wake, w->next_status);
 		if (w->opts.timeout > 0)
 			wake = fmin(wake, w->t0 + w->opts.timeout);
 		timeout = wake <= now ? 0 : (long)fmin(ceil((wake - now) * 1000), 100.0);
-		items[0] = (zmq_pollitem_t){ .socket = w->pull, .events = ZMQ_POLLIN };
-		items[1] = (zmq_pollitem_t){ .socket = w->zap, .events = ZMQ_POLLIN };
-		if (zmq_poll(items, 2, timeout) < 0 && zmq_errno() != EINTR)
-			return sb_errorf(err, "cannot poll the watch socket: %s",
-				zmq_strerror(zmq_errno()));
-		if ((items[1].revents & ZMQ_POLLIN) && handle_zap(w) < 0)
-			return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
-		if ((items[0].revents & ZMQ_POLLIN) && recv_frames(w, err) < 0)
+		if (poll_wire(w, timeout, err) < 0)
 			return -1;
-		if (w->qlen == 0 && now_s() >= deadline)
+		if (w->qlen == 0 && w->nheld == 0 && now_s() >= deadline)
 			return SB_WATCH_IDLE;
 	}
 }

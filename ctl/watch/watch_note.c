@@ -1,7 +1,7 @@
 /* What a watch knows of each child, from the records it has shown: its
  * attempt, its latest heartbeat's usage, progress and metrics, and whether
- * it finished (sb_watch_view_note, watch/watch_private.h).  The live view
- * (watch/watch_view.c) draws from it. */
+ * it finished (sb_watch_view_note, watch/watch_private.h); the details only
+ * while it runs.  The live view (watch/watch_view.c) draws from it. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -94,37 +94,88 @@ static void metrics_text(const msgpack_object *m, char *buf, size_t size)
 	}
 }
 
-void sb_watch_view_note(struct sb_watch *w, const struct sb_log_record *rec)
+/* The run of child c: its details while it runs, made when absent; NULL
+ * out of memory. */
+static struct sb_watch_run *run_of(struct sb_watch *w, struct sb_watch_child *c)
+{
+	struct sb_watch_run *r;
+
+	if (c->run != 0)
+		return &w->runs[c->run - 1];
+	if (w->free_run != 0) {
+		c->run = w->free_run;
+		r = &w->runs[c->run - 1];
+		w->free_run = r->next_free;
+	} else {
+		if (w->nruns == w->runs_cap) {
+			size_t cap = w->runs_cap ? 2 * w->runs_cap : 64;
+			struct sb_watch_run *v;
+
+			if (cap > UINT32_MAX - 1)
+				return NULL;
+			v = realloc(w->runs, cap * sizeof(*v));
+			if (v == NULL)
+				return NULL;
+			w->runs = v;
+			w->runs_cap = cap;
+		}
+		r = &w->runs[w->nruns++];
+		c->run = (uint32_t)w->nruns;
+	}
+	memset(r, 0, sizeof(*r));
+	r->progress = -1;
+	return r;
+}
+
+static void run_drop(struct sb_watch *w, struct sb_watch_child *c)
+{
+	if (c->run == 0)
+		return;
+	w->runs[c->run - 1].next_free = w->free_run;
+	w->free_run = c->run;
+	c->run = 0;
+}
+
+int sb_watch_view_note(struct sb_watch *w, const struct sb_log_record *rec)
 {
 	struct sb_watch_child *c;
+	struct sb_watch_run *r;
 	double v;
 
 	if (rec->id.child < 0 || (uint64_t)rec->id.child >= w->nchildren || rec->type == NULL)
-		return;
+		return 0;
 	c = &w->children[rec->id.child];
 	if (rec->id.attempt < c->attempt)
-		return; /* an older attempt's record, read late */
+		return 0; /* an older attempt's record, read late */
 	if (rec->id.attempt > c->attempt || !c->started) {
-		memset(c, 0, sizeof(*c));
-		c->progress = -1;
+		run_drop(w, c);
+		c->finished = false;
 		c->attempt = rec->id.attempt;
 	}
 	c->started = true;
-	if (rec->time_ns > c->last_ns)
-		c->last_ns = rec->time_ns;
-	if (!strcmp(rec->type, SB_RT_HEARTBEAT)) {
-		if (num(payload_get(rec, SB_RK_ELAPSED_S), &v) && v >= c->elapsed_s)
-			c->elapsed_s = v;
-		if (num(payload_get(rec, SB_RK_MAX_RSS_KB), &v))
-			c->max_rss_kb = (int64_t)v;
-		if (num(payload_get(rec, SB_RK_USER_S), &v))
-			c->user_s = v;
-		if (num(payload_get(rec, SB_RK_SYS_S), &v))
-			c->sys_s = v;
-		c->progress = progress_of(rec);
-		metrics_text(payload_get(rec, SB_RK_METRICS), c->metrics, sizeof(c->metrics));
-	} else if (!strcmp(rec->type, SB_RT_FINISH)) {
+	if (c->finished)
+		return 0; /* the view shows running children only */
+	if (!strcmp(rec->type, SB_RT_FINISH)) {
 		c->finished = true;
-		c->exit_code = num(payload_get(rec, SB_RK_EXIT_CODE), &v) ? (int)v : -1;
+		run_drop(w, c);
+		return 0;
 	}
+	r = run_of(w, c);
+	if (r == NULL)
+		return -1;
+	if (rec->time_ns > r->last_ns)
+		r->last_ns = rec->time_ns;
+	if (!strcmp(rec->type, SB_RT_HEARTBEAT)) {
+		if (num(payload_get(rec, SB_RK_ELAPSED_S), &v) && v >= r->elapsed_s)
+			r->elapsed_s = v;
+		if (num(payload_get(rec, SB_RK_MAX_RSS_KB), &v))
+			r->max_rss_kb = (int64_t)v;
+		if (num(payload_get(rec, SB_RK_USER_S), &v))
+			r->user_s = v;
+		if (num(payload_get(rec, SB_RK_SYS_S), &v))
+			r->sys_s = v;
+		r->progress = progress_of(rec);
+		metrics_text(payload_get(rec, SB_RK_METRICS), r->metrics, sizeof(r->metrics));
+	}
+	return 0;
 }

@@ -239,13 +239,16 @@ int sb_watch_render_view(const struct sb_watch *w, FILE *out, int width,
 		fprintf(out, "%-8s %-4s %10s %10s %9s  %s\n", "child", "att", "elapsed", "rss",
 			"cpu", "progress, latest metrics");
 	for (i = 0; i < w->nchildren && shown < rows; i++) {
-		const struct sb_watch_child *c = &w->children[i];
-		double since = c->last_ns ? (double)(now_ns - c->last_ns) * 1e-9 : 0;
+		const struct sb_watch_child *ch = &w->children[i];
+		const struct sb_watch_run *c;
+		double since;
 
-		if (!c->started || c->finished)
+		if (!ch->started || ch->finished || ch->run == 0)
 			continue;
+		c = &w->runs[ch->run - 1];
+		since = c->last_ns ? (double)(now_ns - c->last_ns) * 1e-9 : 0;
 		shown++;
-		fprintf(out, "%-8zu %-4" PRId64 " %9ss %6" PRId64 " MiB ", i, c->attempt,
+		fprintf(out, "%-8zu %-4" PRId64 " %9ss %6" PRId64 " MiB ", i, ch->attempt,
 			sb_fmt_double_short(floor(c->elapsed_s * 10) / 10, t), c->max_rss_kb / 1024);
 		fprintf(out, "%8ss  ", sb_fmt_double_short(floor((c->user_s + c->sys_s) * 10) / 10, t));
 		if (c->progress >= 0) {

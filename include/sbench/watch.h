@@ -6,12 +6,15 @@
  * keys/watch.key, are let in), writes its endpoint and public key to
  * <bench>/watch/<host>-<pid>.endpoint (removed by sb_watch_close) and then
  * gives, one event at a time, every record already in the benchmark's log
- * files, then every new record: from the wire as agents send it, or from
- * the files, which it keeps reading, when the wire dropped it.  Each record
- * is given once (by its log's identity and seq), and only when it verifies
- * with the benchmark's HMAC key.  A frame off the wire that does not verify,
- * and a connection refused for want of the client key, are events of their
- * own, never records.
+ * files and every new record: from the wire as agents send it, or from the
+ * files, which it keeps reading, when the wire dropped it.  The files are
+ * read one after another as the records are taken (nothing is held per
+ * record), and what comes off the wire meanwhile is given between two
+ * files; each log's records are given in order (docs/sbctl-watch.md,
+ * ORDER and MEMORY).  Each record is given once (by its log's identity and
+ * seq), and only when it verifies with the benchmark's HMAC key.  A frame
+ * off the wire that does not verify, and a connection refused for want of
+ * the client key, are events of their own, never records.
  *
  * The library prints nothing: the caller pulls events with sb_watch_next
  * (or their JSON lines with sb_watch_next_json) and renders them.  A watch
@@ -110,8 +113,13 @@ struct sb_watch_event {
  * sb_watch_done_reason says which), again on every later call; -1 with err
  * (SB_ERR_RUNTIME, SB_ERR_NOMEM; a scheduler that does not answer a status
  * is told through the context's warning callback and asked again 2 s
- * later, as sb_status_wait does).  The records of the files read before the watch
- * opened come first. */
+ * later, as sb_status_wait does).  The records already in the files are
+ * given as each file is read, shard by shard of events/ (child order), then
+ * submissions/; what comes off the wire is looked at every 20 ms at most
+ * and given before the next record of a file, a live record after the
+ * records of its log before it (read from its file when they were not
+ * given yet).  The first status (until_done, track_status) is computed
+ * once every file was read once. */
 int sb_watch_next(struct sb_watch *w, double wait_s, struct sb_watch_event *ev,
 	struct sb_error *err);
 

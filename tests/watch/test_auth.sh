@@ -19,6 +19,9 @@ w=$!
 wait_for 10 has_endpoint "$dir" "$w"
 ep=$(endpoint_of "$dir" "$w")
 wait_for 10 grep -q '"live":false' w.json
+# every record of the files shown (they stream, one file after another)
+log_records "$dir" > want.txt
+wait_for 10 test "$(records w.json | wc -l)" -eq "$(wc -l < want.txt)"
 before=$(records w.json | wc -l)
 
 # no client key: refused at the handshake

@@ -1,8 +1,9 @@
 #!/bin/bash
 # sbctl watch on a 30-child benchmark started after submit: every record of
 # the logs shown exactly once (from the files or live), verified, with
-# "live"; --until-done exits with status's exit code; the endpoint file is
-# there while it runs and gone after; two watchers at once see the same.
+# "live", each log's in order; --until-done exits with status's exit code;
+# the endpoint file is there while it runs and gone after; two watchers at
+# once see the same.
 . "$(dirname "$0")/lib.sh"
 
 write_spec w.yaml "name: w
@@ -43,6 +44,11 @@ expect "30 children, each with start, heartbeats and finish" \
 	"$(grep -c ' finish$' want.txt) $(grep -c ' start$' want.txt)" "30 30"
 expect "every record of the logs, exactly once" "$(diff want.txt got.txt && echo same)" same
 expect "the second watcher saw the same" "$(records b.json | diff want.txt - && echo same)" same
+for f in a.json b.json; do
+	expect "$f: each log's records in order, live or from its file" \
+		"$(jq -s -r '[.[] | select(.type and .child != null)] | group_by([.child, .attempt, .job_id, .restart]) |
+			map([.[].seq] == [range(0; length)]) | all' "$f")" true
+done
 expect "every record shown is verified" "$(jq -r 'select(.type) | .verified' a.json | sort -u)" true
 expect "every record says live or not" "$(jq -r 'select(.type) | .live | type' a.json | sort -u)" boolean
 expect_match "some came live ($(jq -r 'select(.type and .live) | 1' a.json | wc -l))" \

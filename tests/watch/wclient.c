@@ -1,7 +1,9 @@
 /* A client of a watcher, for tests/watch: sends the frames of a log file to
  * the endpoint an endpoint file names, as an agent would, or as an attacker
- * would (another client key, frames with a flipped tag byte).
- * usage: wclient ENDPOINT_FILE KEYFILE|random LOGFILE [--flip-tag] [--wait MS]
+ * would (another client key, frames with a flipped tag byte), or only its
+ * frame number N (--only N: a frame whose records before it the watcher
+ * has not seen).
+ * usage: wclient ENDPOINT_FILE KEYFILE|random LOGFILE [--flip-tag] [--only N] [--wait MS]
  * Exits 0 when the frames were handed to libzmq, 1 on an error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +39,12 @@ int main(int argc, char **argv)
 	struct sb_watch_endpoint ep;
 	struct sb_error err;
 	size_t tl, ll, off = 0;
-	int flip = 0, wait_ms = 1000, zero = 0, i, sent = 0;
+	int flip = 0, wait_ms = 1000, zero = 0, i, sent = 0, only = -1, nth = 0;
 	void *ctx, *s;
 
 	if (argc < 4) {
-		fputs("usage: wclient ENDPOINT_FILE KEYFILE|random LOGFILE [--flip-tag] [--wait MS]\n", stderr);
+		fputs("usage: wclient ENDPOINT_FILE KEYFILE|random LOGFILE [--flip-tag] [--only N] [--wait MS]\n",
+			stderr);
 		return 2;
 	}
 	for (i = 4; i < argc; i++) {
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
 			flip = 1;
 		else if (!strcmp(argv[i], "--wait") && i + 1 < argc)
 			wait_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = atoi(argv[++i]);
 	}
 	text = slurp(argv[1], &tl);
 	i = sb_watch_endpoint_parse(text, tl, &ep, &err);
@@ -83,8 +88,9 @@ int main(int argc, char **argv)
 			break;
 		if (flip)
 			log[off + n - 1] ^= 1;
-		if (zmq_send(s, log + off, n, ZMQ_DONTWAIT) >= 0)
+		if ((only < 0 || nth == only) && zmq_send(s, log + off, n, ZMQ_DONTWAIT) >= 0)
 			sent++;
+		nth++;
 		off += n;
 	}
 	usleep((useconds_t)wait_ms * 1000);
