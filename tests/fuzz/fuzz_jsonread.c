@@ -42,32 +42,6 @@ static void write_back(struct sb_json *j, const struct sb_jv *v)
 	}
 }
 
-static bool same(const struct sb_jv *a, const struct sb_jv *b)
-{
-	if (a->type != b->type)
-		return false;
-	switch (a->type) {
-	case SB_JV_NUMBER: return strcmp(a->num.text, b->num.text) == 0;
-	case SB_JV_STRING: return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
-	case SB_JV_ARRAY:
-		if (a->arr.n != b->arr.n)
-			return false;
-		for (size_t i = 0; i < a->arr.n; i++)
-			if (!same(&a->arr.v[i], &b->arr.v[i]))
-				return false;
-		return true;
-	case SB_JV_OBJECT:
-		if (a->obj.n != b->obj.n)
-			return false;
-		for (size_t i = 0; i < a->obj.n; i++)
-			if (strcmp(a->obj.m[i].key, b->obj.m[i].key) != 0 ||
-			    !same(&a->obj.m[i].value, &b->obj.m[i].value))
-				return false;
-		return true;
-	default: return true;
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sb_error err = { 0 };
@@ -92,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fclose(f);
 	if (memchr(text, '\0', len) == NULL && sb_jv_parse(text, len, &again, &err) == 0) {
-		if (!same(&v, &again) && strstr(text, "\\u0000") == NULL)
+		if (!sb_jv_equal(&v, &again) && strstr(text, "\\u0000") == NULL)
 			abort();
 		sb_jv_free(&again);
 	}
