@@ -18,24 +18,10 @@
 
 #include "proto/util.h"
 #include "tests/proto/fmt_double_ref.h"
+#include "tests/bench/bench_clock.h"
 
 #define SET 4096
 #define ROUNDS 5
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* a uniform double in [0, 1) with 53 random bits */
 static double unit(uint64_t *s)
@@ -102,8 +88,8 @@ static int timing(uint64_t seed)
 			old[r] = ns_per_call(sb_fmt_double_reference, v);
 			new[r] = ns_per_call(sb_fmt_double, v);
 		}
-		qsort(old, ROUNDS, sizeof(double), cmp);
-		qsort(new, ROUNDS, sizeof(double), cmp);
+		qsort(old, ROUNDS, sizeof(double), cmp_double);
+		qsort(new, ROUNDS, sizeof(double), cmp_double);
 		printf("%-10s %12.0f %12.0f %7.1fx   e.g. %s\n", sets[k], old[ROUNDS / 2], new[ROUNDS / 2],
 		       old[ROUNDS / 2] / new[ROUNDS / 2], sb_fmt_double(v[5], b));
 	}

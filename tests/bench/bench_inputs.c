@@ -13,21 +13,7 @@
 #include <unistd.h>
 
 #include "proto/inputs.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "tests/bench/bench_clock.h"
 
 static int make(const char *path, size_t size)
 {
@@ -82,7 +68,7 @@ static double median(const char *dir, const char *name, int hash, int runs)
 			exit(1);
 		}
 	}
-	qsort(t, (size_t)runs, sizeof(*t), cmp);
+	qsort(t, (size_t)runs, sizeof(*t), cmp_double);
 	m = t[runs / 2];
 	free(t);
 	return m;

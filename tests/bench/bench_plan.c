@@ -14,14 +14,7 @@
 #include "base/canon.h"
 #include "sbench/plan.h"
 #include "sbench/spec.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "tests/bench/bench_clock.h"
 
 static long peak_kb(void)
 {
