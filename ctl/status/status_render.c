@@ -124,79 +124,97 @@ void sb_status_json_restarts(struct sb_json *j, const struct sb_status *st, size
 	sb_json_double(j, ch->run_time_s);
 }
 
-static int render_json(FILE *out, const struct sb_status *st, struct sb_error *err)
+/* Child c's object of the "children" array of `sbctl status --json`, from
+ * its '{' to its '}': the one code path of the whole document
+ * (render_json) and of one child alone (sb_status_render_child), so that
+ * the two are the same bytes.  pc is scratch for c's parameters. */
+static int json_child_object(struct sb_json *j, const struct sb_status *st, size_t c,
+			     struct sb_child *pc, struct sb_error *err)
 {
-	struct sb_child *pc = sb_child_create();
-	struct sb_json j;
-	size_t c, k;
+	const struct sb_child_status *ch = &st->children[c];
+	const struct sb_attempt_status *a = ch->latest;
+	char state[64], rel[SB_LOG_REL_MAX];
+	bool over;
+	size_t k;
 
-	if (pc == NULL)
+	if (sb_plan_child_params(st->bench->plan, c, pc, err) < 0)
+		return -1;
+	sb_json_obj_begin(j);
+	sb_status_json_child(j, st, c, pc);
+	sb_json_key(j, "job_id");
+	sb_json_str(j, a && a->job_id ? a->job_id : NULL);
+	sb_json_key(j, "scheduler_state");
+	sb_json_str(j, a ? sb_status_sched_state(a, state, sizeof(state)) : NULL);
+	sb_json_key(j, "exit_code");
+	/* the scheduler's ExitCode only once the job is over (sacct prints 0:0
+	 * while it runs) */
+	over = a && a->sched.has_row && sb_sched_state_terminal(a->sched.row.state);
+	json_nullable_int(j, a && a->log.has_finish ? a->log.exit_code
+			  : over ? a->sched.row.exit_code : -1);
+	sb_json_key(j, "signal");
+	if (a && a->log.has_finish)
+		json_nullable_int(j, a->log.signal > 0 ? a->log.signal : -1);
+	else
+		json_nullable_int(j, over && a->sched.row.exit_signal > 0
+				  ? a->sched.row.exit_signal : -1);
+	sb_json_key(j, "log");
+	sb_json_str(j, a ? sb_status_log_rel(a, c, rel) : NULL);
+	sb_json_key(j, "reused_from"); /* docs/sbctl-submit.md "Reuse" */
+	sb_status_json_reused(j, ch->reused);
+	sb_spans_json_child(j, st, c, a); /* submitted ... cpu_s */
+	sb_status_json_restarts(j, st, c);
+	sb_json_key(j, "attempts");
+	sb_json_arr_begin(j);
+	for (k = 0; k < ch->nattempts; k++) {
+		const struct sb_attempt_status *x = &ch->attempts[k];
+		sb_json_obj_begin(j);
+		sb_json_key(j, "attempt");
+		sb_json_int(j, x->attempt);
+		sb_json_key(j, "job_id");
+		sb_json_str(j, x->job_id);
+		sb_json_key(j, "class");
+		sb_json_str(j, sb_class_name(x->verdict.cls));
+		sb_json_key(j, "reason");
+		if (x->verdict.reason[0])
+			sb_json_str(j, x->verdict.reason);
+		else
+			sb_json_null(j);
+		sb_json_obj_end(j);
+	}
+	sb_json_arr_end(j);
+	sb_json_obj_end(j);
+	return 0;
+}
+
+/* The document of `sbctl status --json`, one line; without its "children"
+ * key when !children (sb_status_render_top). */
+static int render_json(FILE *out, const struct sb_status *st, bool children,
+		       struct sb_error *err)
+{
+	struct sb_child *pc = NULL;
+	struct sb_json j;
+	size_t c;
+
+	if (children && (pc = sb_child_create()) == NULL)
 		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
 	sb_json_init(&j, out);
 	sb_status_json_head(&j, st);
 	sb_json_key(&j, "counts");
 	sb_status_json_counts(&j, st->counts);
-	sb_json_key(&j, "children");
-	sb_json_arr_begin(&j);
-	for (c = 0; c < st->n; c++) {
-		const struct sb_child_status *ch = &st->children[c];
-		const struct sb_attempt_status *a = ch->latest;
-		char state[64], rel[SB_LOG_REL_MAX];
-		bool over;
-
-		if (sb_plan_child_params(st->bench->plan, c, pc, err) < 0) {
-			sb_child_destroy(pc);
-			return -1;
-		}
-		sb_json_obj_begin(&j);
-		sb_status_json_child(&j, st, c, pc);
-		sb_json_key(&j, "job_id");
-		sb_json_str(&j, a && a->job_id ? a->job_id : NULL);
-		sb_json_key(&j, "scheduler_state");
-		sb_json_str(&j, a ? sb_status_sched_state(a, state, sizeof(state)) : NULL);
-		sb_json_key(&j, "exit_code");
-		/* the scheduler's ExitCode only once the job is over (sacct
-		 * prints 0:0 while it runs) */
-		over = a && a->sched.has_row && sb_sched_state_terminal(a->sched.row.state);
-		json_nullable_int(&j, a && a->log.has_finish ? a->log.exit_code
-				  : over ? a->sched.row.exit_code : -1);
-		sb_json_key(&j, "signal");
-		if (a && a->log.has_finish)
-			json_nullable_int(&j, a->log.signal > 0 ? a->log.signal : -1);
-		else
-			json_nullable_int(&j, over && a->sched.row.exit_signal > 0
-					  ? a->sched.row.exit_signal : -1);
-		sb_json_key(&j, "log");
-		sb_json_str(&j, a ? sb_status_log_rel(a, c, rel) : NULL);
-		sb_json_key(&j, "reused_from"); /* docs/sbctl-submit.md "Reuse" */
-		sb_status_json_reused(&j, ch->reused);
-		sb_spans_json_child(&j, st, c, a); /* submitted ... cpu_s */
-		sb_status_json_restarts(&j, st, c);
-		sb_json_key(&j, "attempts");
+	if (children) {
+		sb_json_key(&j, "children");
 		sb_json_arr_begin(&j);
-		for (k = 0; k < ch->nattempts; k++) {
-			const struct sb_attempt_status *x = &ch->attempts[k];
-			sb_json_obj_begin(&j);
-			sb_json_key(&j, "attempt");
-			sb_json_int(&j, x->attempt);
-			sb_json_key(&j, "job_id");
-			sb_json_str(&j, x->job_id);
-			sb_json_key(&j, "class");
-			sb_json_str(&j, sb_class_name(x->verdict.cls));
-			sb_json_key(&j, "reason");
-			if (x->verdict.reason[0])
-				sb_json_str(&j, x->verdict.reason);
-			else
-				sb_json_null(&j);
-			sb_json_obj_end(&j);
+		for (c = 0; c < st->n; c++) {
+			if (json_child_object(&j, st, c, pc, err) < 0) {
+				sb_child_destroy(pc);
+				return -1;
+			}
 		}
 		sb_json_arr_end(&j);
-		sb_json_obj_end(&j);
+		sb_child_destroy(pc);
 	}
-	sb_json_arr_end(&j);
 	sb_json_obj_end(&j);
 	fputc('\n', out);
-	sb_child_destroy(pc);
 	return 0;
 }
 
@@ -382,7 +400,7 @@ static int render(const void *obj, int format, FILE *out, struct sb_error *err)
 	const struct sb_status *st = obj;
 
 	if (format == SB_FORMAT_JSON) {
-		if (render_json(out, st, err) < 0)
+		if (render_json(out, st, true, err) < 0)
 			return -1;
 	} else if (format == SB_FORMAT_TEXT) {
 		if (render_text(out, st, NULL, err) < 0)
@@ -445,4 +463,53 @@ int sb_status_render_buffer(const struct sb_status *st, enum sb_format format, c
 			    size_t *len, struct sb_error *err)
 {
 	return sb_render_buffer(render, st, (int)format, buf, len, err);
+}
+
+/* sb_status_render_child and sb_status_render_top through sb_render_buffer */
+struct child_ref {
+	const struct sb_status *st;
+	size_t c;
+};
+
+static int render_child(const void *obj, int format, FILE *out, struct sb_error *err)
+{
+	const struct child_ref *r = obj;
+	struct sb_child *pc = sb_child_create();
+	struct sb_json j;
+	int rc;
+
+	(void)format;
+	if (pc == NULL)
+		return sb_error_set(err, SB_ERR_NOMEM, "out of memory");
+	sb_json_init(&j, out);
+	rc = json_child_object(&j, r->st, r->c, pc, err);
+	sb_child_destroy(pc);
+	return rc < 0 ? -1 : sb_render_flush(out, err);
+}
+
+int sb_status_render_child(const struct sb_status *st, size_t c, char **buf, size_t *len,
+			   struct sb_error *err)
+{
+	struct child_ref r = { st, c };
+
+	if (buf != NULL)
+		*buf = NULL;
+	if (c >= st->n)
+		return sb_error_set(err, SB_ERR_INPUT, "no child %zu: the benchmark has %zu %s", c,
+				    st->n, sb_plural(st->n, "child", "children"));
+	return sb_render_buffer(render_child, &r, SB_FORMAT_JSON, buf, len, err);
+}
+
+static int render_top(const void *obj, int format, FILE *out, struct sb_error *err)
+{
+	(void)format;
+	if (render_json(out, obj, false, err) < 0)
+		return -1;
+	return sb_render_flush(out, err);
+}
+
+int sb_status_render_top(const struct sb_status *st, char **buf, size_t *len,
+			 struct sb_error *err)
+{
+	return sb_render_buffer(render_top, st, SB_FORMAT_JSON, buf, len, err);
 }

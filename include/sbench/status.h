@@ -201,6 +201,28 @@ int sb_class_mask_parse(const char *list, unsigned *mask, struct sb_error *err);
 int sb_status_render_buffer(const struct sb_status *st, enum sb_format format, char **buf,
 			    size_t *len, struct sb_error *err);
 
+/* The JSON document of sb_status_render in pieces, for a caller that reads
+ * one child at a time (a binding at a million children) instead of the
+ * whole document at once; each into a malloc'd NUL-terminated buffer as
+ * sb_status_render_buffer (*len bytes, len may be NULL; free with sb_free;
+ * *buf NULL on -1).
+ *
+ * sb_status_render_child: child c's object of the "children" array (c <
+ * sb_status_children), byte for byte as the whole document has it (the
+ * same code renders both), without a separator or newline.  -1 with err:
+ * SB_ERR_INPUT for a c out of range, SB_ERR_NOMEM.
+ *
+ * sb_status_render_top: the document without its "children" key, one line
+ * ending in a newline, every other key as the whole document has it
+ * (format, benchmark, scheduler, storage, counts; a later version may add
+ * keys).  The whole document is this one with its closing "}\n" replaced
+ * by ',"children":[' CHILD 0 ',' CHILD 1 ... ']}\n'.  -1 with err:
+ * SB_ERR_NOMEM. */
+int sb_status_render_child(const struct sb_status *st, size_t c, char **buf, size_t *len,
+			   struct sb_error *err);
+int sb_status_render_top(const struct sb_status *st, char **buf, size_t *len,
+			 struct sb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,7 +58,7 @@ except (ImportError, OSError) as e:  # OSError: the library is there, one of its
     _lib = _NoLibrary(e)
 
 __all__ = ["__version__", "Benchmark", "benchmarks", "curves", "forget", "output", "plan", "rows", "runs", "submit", "status", "wait", "analyze", "report", "rerun", "cancel",
-           "read_log", "keygen", "watch", "export", "verify", "checkpoint_install", "checkpoint_requested",
+           "iter_status", "StatusIterator", "read_log", "keygen", "watch", "export", "verify", "checkpoint_install", "checkpoint_requested",
            "Error", "UsageError", "NotFound", "SpecError", "SchedulerError", "Timeout",
            "SbenchWarning"]
 
@@ -340,6 +340,126 @@ def status(bench: str | os.PathLike[str], offline: bool = False, settle: Optiona
         return _result(ctx, lambda out: _lib.sb_status_compute(ctx.ptr, b, ctypes.byref(opts), out,
                                                                ctypes.byref(ctx.err)),
                        _lib.sb_status_render_buffer, _lib.sb_status_destroy)
+
+
+def iter_status(bench: str | os.PathLike[str], offline: bool = False,
+                settle: Optional[float] = None) -> "StatusIterator":
+    """The status of ``bench``, as :func:`status` computes it, one child at
+    a time: an iterator of the children's dicts (each exactly
+    ``status(bench)["children"][i]``, in index order) and a context
+    manager, for a benchmark too large for the whole document in Python
+    objects (docs/python.md, "A million children")::
+
+        with sbench.iter_status("big-sweep") as st:
+            print(len(st), st.counts["failed"])
+            failed = [c["index"] for c in st if c["class"] == "failed"]
+
+    The rest of the document is there at once, without the children: the
+    attributes ``format``, ``benchmark``, ``scheduler``, ``storage``,
+    ``counts`` (every top-level key but ``children``), and ``top``, the
+    dict of them all.  ``len()`` is the number of children.  The status is
+    computed when this is called (the same errors as :func:`status`); the
+    library's copy of it is held until the iteration ends or the object is
+    closed (``close()``, the end of a with-block, garbage collection)."""
+    return StatusIterator(bench, offline=offline, settle=settle)
+
+
+class StatusIterator:
+    """What :func:`iter_status` returns: the children of a status, rendered
+    and parsed one at a time from the status the library holds.  Iterating
+    it again continues where it stopped; each child is given once.  Once
+    closed, the attributes and ``len()`` remain, and iterating raises
+    :class:`ValueError` (``StopIteration`` when every child was given)."""
+
+    def __init__(self, bench: str | os.PathLike[str], offline: bool = False,
+                 settle: Optional[float] = None):
+        opts = _status_opts(offline, settle)
+        self._lock = threading.Lock()
+        self._ctx = self._bench = self._st = None
+        self._next = 0
+        ctx = _lib.Context(settle=settle if settle == 0 else None, warn=_warn)
+        self._ctx = ctx
+        try:
+            self._bench = _lib.sb_bench_find(ctx.ptr, _bench_arg(bench), ctypes.byref(ctx.err))
+            if not self._bench:
+                _lib.raise_error(ctx.err)
+            st = ctypes.c_void_p()
+            if _lib.sb_status_compute(ctx.ptr, self._bench, ctypes.byref(opts), ctypes.byref(st),
+                                      ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            self._st = st
+            for i in range(_lib.sb_status_warning_count(st)):  # what sbctl prints on stderr
+                _warn(_lib.sb_status_warning(st, i).decode("utf-8", "replace"))
+            self._n: int = _lib.sb_status_children(st)
+            buf, n = ctypes.c_void_p(), ctypes.c_size_t()
+            if _lib.sb_status_render_top(st, ctypes.byref(buf), ctypes.byref(n),
+                                         ctypes.byref(ctx.err)) < 0:
+                _lib.raise_error(ctx.err)
+            self.top: Dict[str, Any] = json.loads(_lib.take_buffer(buf, n.value))
+        except BaseException:
+            self.close()
+            raise
+        for k, v in self.top.items():
+            if k.isidentifier() and not hasattr(type(self), k):
+                setattr(self, k, v)
+        # what every __next__ passes to the library, made once
+        self._render = _lib.sb_status_render_child.resolve()
+        self._buf, self._len = ctypes.c_void_p(), ctypes.c_size_t()
+        self._args = (ctypes.byref(self._buf), ctypes.byref(self._len), ctypes.byref(ctx.err))
+
+    def __repr__(self) -> str:
+        return "<sbench.StatusIterator of %r: %d of %d children given%s>" % (
+            self.top["benchmark"]["dir"], self._next, self._n,
+            "" if self._st is not None else ", closed")
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> "StatusIterator":
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        with self._lock:
+            i = self._next
+            if i >= self._n:
+                self._close()
+                raise StopIteration
+            if self._st is None:
+                raise ValueError("iter_status: the status is closed")
+            if self._render(self._st, i, *self._args) < 0:
+                _lib.raise_error(self._ctx.err)
+            self._next = i + 1
+            text = _lib.take_buffer(self._buf, self._len.value)
+        return json.loads(text)
+
+    def close(self) -> None:
+        """Frees the library's status (the children not given yet can no
+        longer be); the attributes stay.  A second call does nothing."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        if self._st is not None:
+            _lib.sb_status_destroy(self._st)
+            self._st = None
+        if self._bench:
+            _lib.sb_bench_destroy(self._bench)
+        self._bench = None
+        if self._ctx is not None:
+            self._ctx.close()
+            self._ctx = None
+
+    def __enter__(self) -> "StatusIterator":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self._close()
+        except Exception:  # an object never made whole, or the interpreter shutting down
+            pass
 
 
 def wait(bench: str | os.PathLike[str], timeout: Optional[float] = None,
@@ -780,13 +900,17 @@ class Benchmark:
         ``params``, ``repeat`` (read once, from the benchmark directory)."""
         if self._children is None:
             keys = ("index", "digest", "params", "repeat")
-            self._children = [{k: c[k] for k in keys}
-                              for c in self.status(offline=True)["children"]]
+            with self.iter_status(offline=True) as st:  # not the whole document at once
+                self._children = [{k: c[k] for k in keys} for c in st]
         return self._children
 
     def status(self, offline: bool = False, settle: Optional[float] = None) -> Dict[str, Any]:
         """:func:`status` of this benchmark."""
         return status(self.dir, offline=offline, settle=settle)
+
+    def iter_status(self, offline: bool = False, settle: Optional[float] = None) -> StatusIterator:
+        """:func:`iter_status` of this benchmark: its children one at a time."""
+        return iter_status(self.dir, offline=offline, settle=settle)
 
     def wait(self, timeout: Optional[float] = None, interval: Optional[float] = None) -> Dict[str, Any]:
         """:func:`wait` for this benchmark."""

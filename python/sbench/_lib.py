@@ -206,6 +206,7 @@ sb_bench_list_render_buffer = _fn("sb_bench_list_render_buffer", ctypes.c_int, v
 # status.h: what sbctl prints as "sbctl CMD: warning: ..." after a status
 sb_status_warning_count = _fn("sb_status_warning_count", ctypes.c_size_t, vp)
 sb_status_warning = _fn("sb_status_warning", ctypes.c_char_p, vp, ctypes.c_size_t)
+sb_status_children = _fn("sb_status_children", ctypes.c_size_t, vp)
 
 
 # bundle.h
@@ -245,9 +246,13 @@ class _Lazy:
         self.fn = None
 
     def __call__(self, *args):
+        return self.resolve()(*args)
+
+    def resolve(self):
+        """The ctypes function itself (for a loop that calls it often)."""
         if self.fn is None:
             self.fn = _fn(self.name, self.restype, *self.argtypes)
-        return self.fn(*args)
+        return self.fn
 
 
 sb_bundle_export = _fn("sb_bundle_export", ctypes.c_int, vp, ctypes.POINTER(BundleOpts), c_void_pp,
@@ -257,6 +262,11 @@ sb_bundle_verify = _Lazy("sb_bundle_verify", ctypes.c_int, ctypes.c_char_p, ctyp
 sb_bundle_verdict_release = _Lazy("sb_bundle_verdict_release", None, ctypes.POINTER(BundleVerdict))
 sb_bundle_verdict_json = _Lazy("sb_bundle_verdict_json", ctypes.c_int, ctypes.POINTER(BundleVerdict),
                                c_void_pp, P_SZ, P_ERR)
+
+# status.h: the JSON document of a status in pieces (sbench.iter_status)
+sb_status_render_child = _Lazy("sb_status_render_child", ctypes.c_int, vp, sz, c_void_pp, P_SZ,
+                               P_ERR)
+sb_status_render_top = _Lazy("sb_status_render_top", ctypes.c_int, vp, c_void_pp, P_SZ, P_ERR)
 
 # buffers the library returns are freed by the library's own allocator
 _free = getattr(lib, "sb_free", None) or ctypes.CDLL(None).free

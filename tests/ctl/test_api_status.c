@@ -9,9 +9,13 @@
  *                 status.txt, status.json, status-offline.json,
  *                 analyze.txt, analyze.json, analyze.csv, list.txt,
  *                 list.json
+ *   SB_API_CHILDREN  (optional) a file to write each child of SB_API_BENCH's
+ *                 status into, rendered alone, one per line
  * It checks the counts, the accessors, that every renderer gives the bytes
- * of the CLI, the error codes, and that the library prints nothing (its
- * stderr goes to a file that must stay empty; the driver checks stdout). */
+ * of the CLI (the status's JSON also put together from its top and each
+ * child rendered alone), the error codes, and that the library prints
+ * nothing (its stderr goes to a file that must stay empty; the driver
+ * checks stdout). */
 #include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
@@ -72,6 +76,53 @@ static void assert_cli_bytes(const char *name, const char *buf, size_t len)
 	if (len != want_len || memcmp(buf, want, len) != 0)
 		fail_msg("%s: the library rendered\n%s\nsbctl printed\n%s", name, buf, want);
 	free(want);
+}
+
+/* sb_status_render_top and sb_status_render_child of every child, put
+ * together as the header says, are the bytes sbctl printed into name (the
+ * whole document); a child out of range is refused.  The children are
+ * also written one per line to the file lines, when not NULL, for the
+ * driver to compare with jq. */
+static void assert_pieces_cli_bytes(const struct sb_status *st, const char *name,
+				    const char *lines)
+{
+	struct sb_error err = { 0 };
+	char *doc = NULL, *top, *one;
+	size_t dlen = 0, tlen, olen, c;
+	FILE *f = open_memstream(&doc, &dlen), *fl = lines ? fopen(lines, "w") : NULL;
+
+	assert_non_null(f);
+	assert_true(lines == NULL || fl != NULL);
+	assert_int_equal(sb_status_render_top(st, &top, &tlen, &err), 0);
+	assert_int_equal(strlen(top), tlen);
+	assert_true(tlen > 2 && strcmp(top + tlen - 2, "}\n") == 0);
+	assert_null(strstr(top, "\"children\":["));
+	fwrite(top, 1, tlen - 2, f);
+	fputs(",\"children\":[", f);
+	for (c = 0; c < sb_status_children(st); c++) {
+		assert_int_equal(sb_status_render_child(st, c, &one, &olen, &err), 0);
+		assert_int_equal(strlen(one), olen);
+		assert_true(olen > 2 && one[0] == '{' && one[olen - 1] == '}');
+		if (c > 0)
+			fputc(',', f);
+		fwrite(one, 1, olen, f);
+		if (fl)
+			fprintf(fl, "%s\n", one);
+		sb_free(one);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+	if (fl)
+		assert_int_equal(fclose(fl), 0);
+	assert_cli_bytes(name, doc, dlen);
+	free(doc);
+	sb_free(top);
+	one = (char *)"x";
+	assert_int_equal(sb_status_render_child(st, sb_status_children(st), &one, &olen, &err), -1);
+	assert_int_equal(err.code, SB_ERR_INPUT);
+	assert_null(one);
+	assert_int_equal(sb_status_render_child(st, 0, &one, NULL, NULL), 0);
+	sb_free(one);
 }
 
 static int setup(void **state)
@@ -176,6 +227,7 @@ static void test_status(void **state)
 	assert_int_equal(strlen(buf), len);
 	assert_cli_bytes("status.json", buf, len);
 	sb_free(buf);
+	assert_pieces_cli_bytes(st, "status.json", getenv("SB_API_CHILDREN"));
 	assert_int_equal(sb_status_render_buffer(st, SB_FORMAT_TEXT, &buf, &len, &err), 0);
 	assert_cli_bytes("status.txt", buf, len);
 	sb_free(buf);
@@ -201,6 +253,7 @@ static void test_status(void **state)
 	assert_int_equal(sb_status_render_buffer(st, SB_FORMAT_JSON, &buf, &len, NULL), 0);
 	assert_cli_bytes("status-offline.json", buf, len);
 	sb_free(buf);
+	assert_pieces_cli_bytes(st, "status-offline.json", NULL);
 	sb_status_destroy(st);
 	sb_status_destroy(NULL);
 }

@@ -45,10 +45,14 @@ other=$( [ "${digest:0:1}" = 0 ] && echo 1 || echo 0 )${digest:1}
 perl -0777 -pi -e "s/$digest/$other/" "$tampered/benchmark.msgpack"
 expect "the tampered copy names another digest" "$(grep -c "$other" "$tampered/benchmark.msgpack")" 1
 
-SB_API_SBCTL=$SBCTL SB_API_BENCH=$dir SB_API_BUSY=$busy SB_API_TAMPERED=$tampered SB_API_OUT=$out "$SB_BUILD/tests/test_api_status" > api.out 2> api.err
+SB_API_CHILDREN=$T_ROOT/children.jsonl SB_API_SBCTL=$SBCTL SB_API_BENCH=$dir SB_API_BUSY=$busy SB_API_TAMPERED=$tampered SB_API_OUT=$out "$SB_BUILD/tests/test_api_status" > api.out 2> api.err
 rc=$?
 cat api.out api.err
 expect "test_api_status passes" "$rc" 0
 expect "the library printed nothing on stdout" "$(grep -v '^\[' api.out | grep -v '^$')" ""
+# each child rendered alone (sb_status_render_child) is the child object of sbctl status --json
+expect "sb_status_render_child: sbctl's children" "$(jq -c . "$T_ROOT/children.jsonl")" \
+	"$(jq -c '.children[]' "$out/status.json")"
+expect "sb_status_render_child: two children" "$(wc -l < "$T_ROOT/children.jsonl")" 2
 "$SBCTL" cancel "$busy" > /dev/null 2>&1
 t_done

@@ -50,6 +50,56 @@ def test_status_equals_cli(cli, bench):
     assert sbench.status("demo-sweep") == cli.json("status", "demo-sweep", "--json")
 
 
+def test_iter_status_equals_status(cli, bench):
+    """Issue 30 (5): the iterator gives exactly status()'s children, and
+    its attributes every other top-level key, as sbctl prints them."""
+    for args, kw in ((["--json"], {}), (["--json", "--offline"], {"offline": True})):
+        doc = sbench.status(bench["dir"], **kw)
+        with sbench.iter_status(bench["dir"], **kw) as st:
+            assert isinstance(st, sbench.StatusIterator)
+            assert len(st) == len(doc["children"]) == 12
+            assert set(st.top) == set(doc) - {"children"}
+            assert st.top == {k: v for k, v in doc.items() if k != "children"}
+            for k in doc:
+                if k != "children":
+                    assert getattr(st, k) == doc[k]
+            assert (st.counts, st.benchmark, st.scheduler) == \
+                (doc["counts"], doc["benchmark"], doc["scheduler"])
+            assert list(st) == doc["children"]
+            assert list(st) == [] and len(st) == 12  # given once; the length stays
+        st = sbench.iter_status(bench["dir"], **kw)  # no with-block: closed at the end
+        assert {**st.top, "children": list(st)} == cli.json("status", bench["dir"], *args)
+    # by name, through a Benchmark, one at a time, settle
+    st = sbench.Benchmark("demo-sweep").iter_status(settle=0)
+    first = next(st)
+    assert first == sbench.status("demo-sweep")["children"][0]
+    assert [c["index"] for c in st] == list(range(1, 12))
+
+
+def test_iter_status_closed_and_errors(bench):
+    st = sbench.iter_status(bench["dir"], offline=True)
+    assert next(st)["index"] == 0 and "1 of 12 children given" in repr(st)
+    st.close()
+    st.close()  # a second close does nothing
+    assert len(st) == 12 and st.counts["succeeded"] >= 6 and "closed" in repr(st)
+    with pytest.raises(ValueError, match="closed"):
+        next(st)
+    with sbench.iter_status(bench["dir"], offline=True) as st:
+        pass
+    with pytest.raises(ValueError):
+        list(st)
+    done = sbench.iter_status(bench["dir"], offline=True)
+    assert len(list(done)) == 12
+    with pytest.raises(StopIteration):  # exhausted, not closed by hand: the protocol's end
+        next(done)
+    with pytest.raises(sbench.NotFound):
+        sbench.iter_status("no-such-benchmark")
+    with pytest.raises(sbench.UsageError, match="settle must be"):
+        sbench.iter_status(bench["dir"], settle=-1)
+    with pytest.raises(sbench.UsageError, match="NUL byte"):
+        sbench.iter_status(bench["dir"] + "\0x")
+
+
 def test_wait_equals_status(cli, bench):
     assert sbench.wait(bench["dir"], interval=1) == cli.json("status", bench["dir"], "--json")
 
