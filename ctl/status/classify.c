@@ -345,6 +345,16 @@ static void decide(const struct sb_log_evidence *log, const struct sb_sched_evid
 			r->exit_signal);
 		return;
 	}
+	/* a run interrupted for a checkpoint whose job the scheduler still
+	 * shows: the batch script is requeueing it (on a busy cluster that
+	 * takes longer than the settle time), or its next run waits; the
+	 * scheduler's word decides, never a final class before it */
+	if (finished && has(SB_LOG_NOTE(log, interrupted)) && (is_active_state(st) || is_pending_state(st))) {
+		verdict(out, is_pending_state(st) ? SB_CLASS_PENDING : SB_CLASS_RUNNING, "%s; the "
+			"scheduler says job %s is %s: its requeue is under way", SB_LOG_NOTE(log, interrupted),
+			rid, stext);
+		return;
+	}
 	if (finished && (is_active_state(st) || is_pending_state(st)) &&
 	    (p->asked_ns ? p->asked_ns : p->now_ns) - log->finish_ns >= p->settle_s * 1000000000LL) {
 		verdict(out, SB_CLASS_INCONSISTENT, "the finish record is %" PRId64 " s old, but "

@@ -77,7 +77,8 @@ chown "$user:" "$W/real" "$W/fake"
 
 # as_user ENV... -- CMD...: a fresh login-less shell of the test user
 base_env=(HOME="$home" USER="$user" LOGNAME="$user" LANG=C.UTF-8 TZ="${TZ:-UTC}" SB_AGENT="$W/bin/sbagent" SBFAKE="$W/fakebin/sbfake")
-real_env=("${base_env[@]}" PATH="$W/bin:/usr/local/bin:/usr/bin:/bin")
+# SB_CLUSTER_LOAD=1: the real run under load (scenario.sh says what load)
+real_env=("${base_env[@]}" PATH="$W/bin:/usr/local/bin:/usr/bin:/bin" SB_CLUSTER_LOAD="${SB_CLUSTER_LOAD:-0}")
 fake_env=("${base_env[@]}" PATH="$W/fakebin:$W/bin:/usr/local/bin:/usr/bin:/bin"
 	SB_FAKE_SLURM_DIR="$W/fake/state" SB_FAKE_CLUSTER=lab SB_FAKE_CPUS="$(nproc)"
 	SB_FAKE_KILLWAIT=10 SB_FAKE_NODENAME="$(hostname -s)")

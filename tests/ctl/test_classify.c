@@ -23,6 +23,7 @@ struct tcase {
 	enum sb_log_tail tail;
 	const char *not_ok, *changed;
 	const char *early;      /* the finish's early stop (class stopped) */
+	const char *interrupted; /* the finish's checkpoint interruption */
 	int64_t life_ago;       /* seconds since the last sign of life / finish */
 	const char *log_job;
 	/* scheduler */
@@ -98,6 +99,12 @@ static const struct tcase cases[] = {
 	{ "sbagent refused to start", NOLOG, .consulted = 1, .submitted = 1, .state = "FAILED", .row_exit = 125, .want = SB_CLASS_FAILED, .reason = "(ExitCode 125:0): sbagent could not start the run (its stderr says why)" },
 	/* 5 partial */
 	{ "result missing", FIN0, .not_ok = "result 'model.pt' is missing", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_PARTIAL, .reason = "model.pt" },
+	/* a run interrupted for a checkpoint while its job is requeued: the
+	 * requeue may take longer than the settle time on a busy cluster (seen
+	 * on real Slurm under load: inconsistent, then running) */
+	{ "interrupted, requeue slow", FINSIG, .interrupted = "interrupted by the pre-timeout signal USR1 for a requeue", .life_ago = 30, .consulted = 1, .submitted = 1, .state = "RUNNING", .no_end = 1, .want = SB_CLASS_RUNNING, .reason = "its requeue is under way" },
+	{ "interrupted, requeued", FINSIG, .interrupted = "interrupted by the pre-timeout signal USR1 for a requeue", .life_ago = 30, .consulted = 1, .submitted = 1, .state = "PENDING", .no_end = 1, .want = SB_CLASS_PENDING, .reason = "its requeue is under way" },
+	{ "interrupted, job over", FINSIG, .interrupted = "interrupted by the pre-timeout signal USR1 for a requeue", .life_ago = 30, .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_KILLED, .reason = "with no run after it" },
 	/* a result path with a terminal escape in it: shown, never acted on */
 	{ "result path with controls", FIN0, .not_ok = "result 'a\x1b[2J.pt' is missing", .consulted = 1, .submitted = 1, .state = "COMPLETED", .want = SB_CLASS_PARTIAL, .reason = "result 'a\\x1b[2J.pt' is missing" },
 	/* 6 succeeded */
@@ -195,8 +202,10 @@ static void build(const struct tcase *c, struct sb_log_evidence *log, struct sb_
 	notes.not_ok = (char *)c->not_ok;
 	notes.changed = (char *)c->changed;
 	notes.early_stop = (char *)c->early;
+	notes.interrupted = (char *)c->interrupted;
 	/* none of them: no notes at all, as status leaves it */
-	log->notes = notes.error || notes.not_ok || notes.changed || notes.early_stop ? &notes : NULL;
+	log->notes = notes.error || notes.not_ok || notes.changed || notes.early_stop ||
+		     notes.interrupted ? &notes : NULL;
 	log->job_id = (char *)c->log_job;
 	log->last_life_ns = NOW - S(c->life_ago);
 	log->finish_ns = log->has_finish ? NOW - S(c->life_ago) : 0;
