@@ -297,7 +297,8 @@ parameters:
 			how+="$c: refused, exit $rc at t=$t: $(head -n 1 "$c.err"); "
 		else
 			other=$((other + 1))
-			how+="$c: exit $rc at t=$t: $(head -n 1 "$c.err"); "
+			# all of its stderr: the first line may be only the wait
+			how+="$c: exit $rc at t=$t: $(tr '\n' ' ' < "$c.err" | cut -c1-600); "
 		fi
 	done
 	# one of them submitted; the other waited (exit 0) or refused, saying why
