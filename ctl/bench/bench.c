@@ -379,6 +379,7 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 	const char *digest = sb_plan_benchmark_digest_hex(n->plan);
 	char *dir, lock[PATH_MAX], rec[PATH_MAX];
 	struct sb_lock lk;
+	bool again;
 	int rc = -1;
 
 	*existed = 0;
@@ -390,7 +391,13 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 		free(dir);
 		return -1;
 	}
-	if (sb_bench_check_dir(dir, err) < 0) {
+	/* Another client may be making this directory right now (its key
+	 * being written, a subdirectory not there yet): what the check
+	 * refuses in its entries is judged again under the lock, once that
+	 * client is done.  The directory itself must be ours before its lock
+	 * is taken. */
+	if ((again = sb_bench_check_dir(dir, err) < 0) &&
+	    sb_fs_check_owned(dir, "benchmark directory", err) < 0) {
 		free(dir);
 		return -2;
 	}
@@ -402,6 +409,11 @@ int sb_bench_create(const struct sb_bench_new *n, char **dir_out, int *existed,
 	if (sb_lock_take(lock, NULL, NULL, &lk, err) < 0) {
 		free(dir);
 		return -1;
+	}
+	if (again && sb_bench_check_dir(dir, err) < 0) {
+		sb_lock_release(&lk);
+		free(dir);
+		return -2;
 	}
 	/* a record this client's cache hides (made through another node
 	 * moments ago) is asked of the file server: under the lock no one
