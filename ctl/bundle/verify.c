@@ -10,13 +10,10 @@
  * directory, its logs and result files.  Each check reuses the owner of
  * what it checks: the planner, the classifier, the analysis. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -35,6 +32,7 @@
 #include "analyze/analyze_private.h"
 #include "bench/bench_private.h"
 #include "bench/finish.h"
+#include "bench/resulthash.h"
 #include "plan/plan_inputs.h"
 #include "proto/benchdir.h"
 #include "proto/json.h"
@@ -249,24 +247,6 @@ nomem_or_bad:
 
 /* -- the statement and the plan ------------------------------------------ */
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static bool parse_hex32(const char *s, uint8_t out[32])
-{
-	if (s == NULL || strlen(s) != 64)
-		return false;
-	for (int i = 0; i < 32; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return true;
-}
-
 /* The spec of the predicate, planned with its recorded input digests, gives
  * exactly the children listed. */
 static int check_plan(struct vctx *v)
@@ -288,7 +268,8 @@ static int check_plan(struct vctx *v)
 		const char *path = get_str(f, "path");
 		const struct sb_jv *listed = get(f, "listed", SB_JV_TRUE);
 		uint8_t sha[32];
-		if (path == NULL || listed == NULL || !parse_hex32(get_str(f, "sha256"), sha))
+		const char *hex = get_str(f, "sha256");
+		if (path == NULL || listed == NULL || hex == NULL || sb_hex_decode(hex, sha, sizeof(sha)) < 0)
 			return problem(v, "input %zu of the predicate is not {path, sha256, listed}", i);
 		if (sb_inputs_record(v->inputs, path, sha, listed->type == SB_JV_TRUE) < 0)
 			return problem(v, "input '%s' of the predicate is not a clean relative path", path);
@@ -578,32 +559,6 @@ static int check_subjects(struct vctx *v)
 
 /* -- against a directory -------------------------------------------------------- */
 
-static int sha256_file(const char *path, char hex[65])
-{
-	unsigned char buf[65536], md[32];
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ok = c != NULL;
-	ssize_t k;
-
-	if (fd < 0) {
-		EVP_MD_CTX_free(c);
-		return -1;
-	}
-	ok = ok && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1;
-	while (ok && (k = read(fd, buf, sizeof(buf))) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		ok = k > 0 && EVP_DigestUpdate(c, buf, (size_t)k) == 1;
-	}
-	ok = ok && EVP_DigestFinal_ex(c, md, NULL) == 1;
-	close(fd);
-	EVP_MD_CTX_free(c);
-	if (!ok)
-		return -1;
-	sb_hex_encode(md, sizeof(md), hex);
-	return 0;
-}
-
 static int check_against(struct vctx *v, const char *dir)
 {
 	struct sb_bench *b = sb_bench_open(dir, v->err);
@@ -663,11 +618,15 @@ static int check_against(struct vctx *v, const char *dir)
 		res = last_results(&v->evidence->arr.v[i]);
 		for (size_t k = 0; res && k < res->arr.n && rc == 0; k++) {
 			const char *name = get_str(&res->arr.v[k], "name"), *sha = get_str(&res->arr.v[k], "sha256");
+			struct sb_error e = { 0 };
 			char hex[65];
+			int h;
 			snprintf(path, sizeof(path), "%s/%s", b->dir, name);
-			if (strstr(name, "/../") != NULL || sha256_file(path, hex) < 0)
+			/* the bytes themselves, not this client's cached pages (rehash) */
+			h = strstr(name, "/../") != NULL ? 1 : sb_result_hash(path, NULL, true, hex, &e);
+			if (h != 0)
 				rc = problem(v, "result %s of child %zu cannot be read in '%s': %s", name, i,
-					     dir, strerror(errno));
+					     dir, h < 0 ? e.msg : "missing, not a regular file, or changing");
 			else if (strcmp(hex, sha) != 0)
 				rc = problem(v, "result %s of child %zu changed since the export (sha256 %.12s, "
 					     "the bundle says %.12s)", name, i, hex, sha);
